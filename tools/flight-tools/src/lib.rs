@@ -1,0 +1,156 @@
+//! Library side of the flight tools: loading a model, running `fm-trim` and
+//! `validate-flight-model`, and rendering their reports. The binaries are thin `main`s over this,
+//! so tests drive the same code.
+//!
+//! Owns: command-line-facing orchestration and text/JSON rendering. Must not: contain flight
+//! physics (that is `fl-flight`), or exit the process (the `main`s do).
+
+use anyhow::Context;
+use fl_flight::model::AircraftModel;
+use fl_flight::perf::expect::{RowResult, judge_all, read_expect};
+use fl_flight::perf::{Condition, Power, Trimmer};
+use fl_flight::schema::read_flight_model;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Loads and compiles a model, logging schema warnings.
+pub fn load_model(path: &Path) -> anyhow::Result<AircraftModel> {
+    let parsed = read_flight_model(path).with_context(|| format!("loading flight model {}", path.display()))?;
+    for w in &parsed.warnings {
+        tracing::warn!("{w}");
+        eprintln!("warning: {w}");
+    }
+    AircraftModel::from_def(&parsed.value).with_context(|| format!("compiling flight model {}", path.display()))
+}
+
+/// Result of `fm-trim --expect`.
+#[derive(Debug, Clone)]
+pub struct TrimReport {
+    /// Aircraft name.
+    pub aircraft: String,
+    /// One entry per row, then the built-in check.
+    pub rows: Vec<RowResult>,
+}
+
+impl TrimReport {
+    /// Rows that passed.
+    pub fn passed(&self) -> usize {
+        self.rows.iter().filter(|r| r.pass).count()
+    }
+    /// Rows that failed.
+    pub fn failed(&self) -> usize {
+        self.rows.len() - self.passed()
+    }
+}
+
+/// Runs every row of an expectation file against a model.
+pub fn run_expect(model_path: &Path, expect_path: &Path) -> anyhow::Result<TrimReport> {
+    let m = load_model(model_path)?;
+    let file = read_expect(expect_path).with_context(|| format!("loading expectations {}", expect_path.display()))?;
+    for w in &file.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(TrimReport { aircraft: m.name.clone(), rows: judge_all(&m, &file) })
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.abs() >= 100.0 { format!("{x:.1}") } else { format!("{x:.3}") }
+}
+
+/// Renders the report as a text table.
+pub fn render_table(r: &TrimReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "fm-trim: {}", r.aircraft);
+    let _ = writeln!(
+        s,
+        "{:<5} {:<24} {:<48} {:>10} {:>10} {:>10} {:>8}  result",
+        "line", "metric", "conditions", "expected", "got", "tolerance", "±allowed"
+    );
+    for row in &r.rows {
+        let got = row.got.map_or_else(|| "—".to_string(), fmt_num);
+        let tol = if row.row.metric == "ps_mps" && row.row.line != 0 {
+            format!("{} m/s", row.row.tolerance)
+        } else {
+            format!("{:.1}%", row.row.tolerance * 100.0)
+        };
+        let line = if row.row.line == 0 { "-".to_string() } else { row.row.line.to_string() };
+        let _ = writeln!(
+            s,
+            "{:<5} {:<24} {:<48} {:>10} {:>10} {:>10} {:>8}  {}",
+            line,
+            row.row.metric,
+            row.conditions,
+            fmt_num(row.row.expected),
+            got,
+            tol,
+            fmt_num(row.allowed),
+            if row.pass { "PASS" } else { "FAIL" }
+        );
+        if let Some(n) = &row.note {
+            let _ = writeln!(s, "      note: {n}");
+        }
+    }
+    let _ = writeln!(s, "{} passed, {} failed", r.passed(), r.failed());
+    s
+}
+
+/// Renders the report as JSON.
+pub fn render_json(r: &TrimReport) -> String {
+    let rows: Vec<serde_json::Value> = r
+        .rows
+        .iter()
+        .map(|row| {
+            serde_json::json!({
+                "line": row.row.line,
+                "builtin": row.row.line == 0,
+                "metric": row.row.metric,
+                "conditions": row.conditions,
+                "altitude_m": row.row.altitude_m,
+                "mass_kg": row.row.mass_kg,
+                "payload_kg": row.row.payload_kg,
+                "payload_cd0": row.row.payload_cd0,
+                "mach": row.row.mach,
+                "load_factor": row.row.load_factor,
+                "afterburner": row.row.afterburner,
+                "expected": row.row.expected,
+                "got": row.got,
+                "tolerance": row.row.tolerance,
+                "allowed": row.allowed,
+                "pass": row.pass,
+                "note": row.note,
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "aircraft": r.aircraft,
+        "passed": r.passed(),
+        "failed": r.failed(),
+        "rows": rows,
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// A performance summary without expectations (`fm-trim <model>`).
+pub fn summary(model_path: &Path) -> anyhow::Result<String> {
+    let m = load_model(model_path)?;
+    let mut s = String::new();
+    let mass = m.empty_mass_kg + m.max_fuel_kg;
+    let _ = writeln!(s, "fm-trim: {} at {:.0} kg (empty + full internal fuel)", m.name, mass);
+    let _ = writeln!(s, "{:>8} {:>9} {:>9} {:>9} {:>9} {:>10}", "alt_m", "Vs_mps", "Mmax_AB", "Mmax_MIL", "roc_AB", "sus_turn");
+    for alt in [0.0, 3000.0, 6000.0, 9000.0, 11000.0, 13000.0, 15000.0] {
+        let t = Trimmer::new(&m, &Condition { altitude_m: alt, mass_kg: mass, payload_cd0: 0.0 });
+        let f = |x: Option<f64>| x.map_or_else(|| "—".into(), |v| format!("{v:.2}"));
+        let ab = if m.has_afterburner() { Power::Afterburner } else { Power::Military };
+        let _ = writeln!(
+            s,
+            "{:>8.0} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            alt,
+            f(t.stall_speed()),
+            f(t.max_level_mach(ab)),
+            f(t.max_level_mach(Power::Military)),
+            f(t.best_climb(ab).map(|x| x.0)),
+            f(t.best_over_speed(|v| t.sustained_turn(v, ab)).map(|x| x.0)),
+        );
+    }
+    Ok(s)
+}
