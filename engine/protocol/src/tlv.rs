@@ -1,0 +1,744 @@
+//! The TLV extension block that may follow the body of any message: `[tag u16][len u16][data]…`,
+//! little-endian and unaligned.
+//!
+//! [`Extensions`] keeps the block as bytes (one allocation) and iterates it lazily: unknown tags
+//! are skipped by their length, and an entry whose length overruns the block stops the scan
+//! (the entries before it are kept). [`Ext`] is the typed view of every tag the spec defines.
+//! This module knows payload shapes, not which message a tag may ride on.
+
+use crate::enums::EffectType;
+use crate::field::truncate_utf8;
+
+/// Tag numbers (`ExtTag`).
+pub mod tag {
+    pub const SNAPSHOT_PEER_COUNT: u16 = 0x0100;
+    pub const SNAPSHOT_PEER_LATENCY: u16 = 0x0101;
+    pub const SNAPSHOT_PEER_DELAY_TICKS: u16 = 0x0102;
+    pub const SNAPSHOT_DESPAWN: u16 = 0x0103;
+    pub const SNAPSHOT_EFFECTS: u16 = 0x0104;
+    pub const SNAPSHOT_LAST_ACKED_SEQ_NUM: u16 = 0x0105;
+    pub const SNAPSHOT_CREW: u16 = 0x0106;
+    pub const SNAPSHOT_ARTICULATION: u16 = 0x0107;
+    pub const SNAPSHOT_SERVER_THROTTLE: u16 = 0x0108;
+    pub const CONNECT_ACK_AUTHORITY: u16 = 0x0201;
+    pub const CONNECT_ACK_TYPES_UNCHANGED: u16 = 0x0202;
+    pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
+    pub const CONNECT_SEAT_CLAIM: u16 = 0x0500;
+    pub const CONNECT_IDENTITY: u16 = 0x0501;
+    pub const CONNECT_JOIN_PASSWORD: u16 = 0x0502;
+    pub const HELLO_BUILD_VERSION: u16 = 0x0600;
+
+    /// The spec's name of a tag, or `None` for a tag this crate does not define.
+    pub fn name(tag: u16) -> Option<&'static str> {
+        Some(match tag {
+            SNAPSHOT_PEER_COUNT => "SnapshotPeerCount",
+            SNAPSHOT_PEER_LATENCY => "SnapshotPeerLatency",
+            SNAPSHOT_PEER_DELAY_TICKS => "SnapshotPeerDelayTicks",
+            SNAPSHOT_DESPAWN => "SnapshotDespawn",
+            SNAPSHOT_EFFECTS => "SnapshotEffects",
+            SNAPSHOT_LAST_ACKED_SEQ_NUM => "SnapshotLastAckedSeqNum",
+            SNAPSHOT_CREW => "SnapshotCrew",
+            SNAPSHOT_ARTICULATION => "SnapshotArticulation",
+            SNAPSHOT_SERVER_THROTTLE => "SnapshotServerThrottle",
+            CONNECT_ACK_AUTHORITY => "ConnectAckAuthority",
+            CONNECT_ACK_TYPES_UNCHANGED => "ConnectAckTypesUnchanged",
+            WEATHER_WIND_PROFILE => "WeatherWindProfile",
+            CONNECT_SEAT_CLAIM => "ConnectSeatClaim",
+            CONNECT_IDENTITY => "ConnectIdentity",
+            CONNECT_JOIN_PASSWORD => "ConnectJoinPassword",
+            HELLO_BUILD_VERSION => "HelloBuildVersion",
+            _ => return None,
+        })
+    }
+
+    /// The tag with this spec name.
+    pub fn from_name(name: &str) -> Option<u16> {
+        (0x0100..=0x06FF).find(|&t| self::name(t) == Some(name))
+    }
+}
+
+/// Bytes of one TLV entry header.
+pub const ENTRY_HEADER_BYTES: usize = 4;
+/// Bytes of one `SnapshotEffects` record.
+pub const EFFECT_RECORD_BYTES: usize = 22;
+/// Effects a server puts in one snapshot at most.
+pub const MAX_EFFECTS_PER_SNAPSHOT: usize = 16;
+/// Longest `HelloBuildVersion` value.
+pub const MAX_BUILD_VERSION_BYTES: usize = 24;
+/// Longest `ConnectIdentity` value.
+pub const MAX_IDENTITY_BYTES: usize = 40;
+/// Longest `ConnectJoinPassword` value.
+pub const MAX_JOIN_PASSWORD_BYTES: usize = 64;
+
+/// One raw entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExtEntry<'a> {
+    pub tag: u16,
+    pub data: &'a [u8],
+}
+
+/// A message's extension block.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extensions {
+    bytes: Vec<u8>,
+}
+
+/// Why an extension entry could not be appended.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("extension 0x{tag:04x}: payload of {len} bytes exceeds 65535")]
+pub struct ExtTooLong {
+    pub tag: u16,
+    pub len: usize,
+}
+
+impl Extensions {
+    /// An empty block.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses a block, keeping every well-formed entry up to the first one whose length
+    /// overruns (trailing bytes fewer than a header are ignored too).
+    pub fn parse(block: &[u8]) -> Self {
+        let valid = Self::valid_prefix(block);
+        Self {
+            bytes: block[..valid].to_vec(),
+        }
+    }
+
+    fn valid_prefix(block: &[u8]) -> usize {
+        let mut pos = 0;
+        while block.len() - pos >= ENTRY_HEADER_BYTES {
+            let len = usize::from(u16::from_le_bytes([block[pos + 2], block[pos + 3]]));
+            let end = pos + ENTRY_HEADER_BYTES + len;
+            if end > block.len() {
+                break;
+            }
+            pos = end;
+        }
+        pos
+    }
+
+    /// The entries, in order.
+    pub fn iter(&self) -> ExtIter<'_> {
+        ExtIter {
+            rest: &self.bytes,
+        }
+    }
+
+    /// The first entry with `tag`.
+    pub fn find(&self, tag: u16) -> Option<&[u8]> {
+        self.iter().find(|e| e.tag == tag).map(|e| e.data)
+    }
+
+    /// The typed value of the first entry with `tag`, if present and well-formed.
+    pub fn get(&self, tag: u16) -> Option<Ext> {
+        self.find(tag).and_then(|data| Ext::parse(tag, data).ok())
+    }
+
+    /// Appends a raw entry.
+    pub fn push_raw(&mut self, tag: u16, data: &[u8]) -> Result<(), ExtTooLong> {
+        let len = u16::try_from(data.len()).map_err(|_| ExtTooLong {
+            tag,
+            len: data.len(),
+        })?;
+        self.bytes.extend_from_slice(&tag.to_le_bytes());
+        self.bytes.extend_from_slice(&len.to_le_bytes());
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// Appends a typed entry.
+    pub fn push(&mut self, ext: &Ext) -> Result<(), ExtTooLong> {
+        let mut data = Vec::new();
+        ext.encode_payload(&mut data);
+        self.push_raw(ext.tag(), &data)
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Removes every entry (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+    }
+
+    /// The encoded block.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+/// Iterator over an extension block's entries.
+#[derive(Debug, Clone)]
+pub struct ExtIter<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for ExtIter<'a> {
+    type Item = ExtEntry<'a>;
+    fn next(&mut self) -> Option<ExtEntry<'a>> {
+        if self.rest.len() < ENTRY_HEADER_BYTES {
+            return None;
+        }
+        let tag = u16::from_le_bytes([self.rest[0], self.rest[1]]);
+        let len = usize::from(u16::from_le_bytes([self.rest[2], self.rest[3]]));
+        let end = ENTRY_HEADER_BYTES + len;
+        if end > self.rest.len() {
+            self.rest = &[];
+            return None;
+        }
+        let data = &self.rest[ENTRY_HEADER_BYTES..end];
+        self.rest = &self.rest[end..];
+        Some(ExtEntry { tag, data })
+    }
+}
+
+/// One cosmetic weapon effect (`SnapshotEffects`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EffectRecord {
+    /// `EffectType` ordinal; unknown types are kept here and skipped by [`EffectRecord::kind`].
+    pub kind: u8,
+    /// `WeaponType` ordinal, 0xFF = none.
+    pub weapon_class: u8,
+    pub src_idx: u32,
+    /// 0xFFFFFFFF = none.
+    pub tgt_idx: u32,
+    /// World position (float precision is enough for particles).
+    pub pos: [f32; 3],
+}
+
+impl EffectRecord {
+    /// The effect type, or `None` for one this build does not know (skip it).
+    pub fn effect_type(&self) -> Option<EffectType> {
+        EffectType::from_u8(self.kind)
+    }
+}
+
+/// One turret pose entry (`SnapshotCrew`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CrewPose {
+    pub entity_idx: u32,
+    /// (azimuth, elevation) codes per turret: az over ±π, el over ±π/2, as `i16` of 32767.
+    pub turrets: Vec<(i16, i16)>,
+}
+
+/// Quantizes a turret angle to its `i16` code over `±range`.
+pub fn quantize_turret_angle(angle: f64, range: f64) -> i16 {
+    let a = if angle.is_nan() { 0.0 } else { angle };
+    // |a / range| ≤ 1 after the clamp, so the product fits i16.
+    ((a.clamp(-range, range) / range) * 32767.0).round() as i16
+}
+
+/// The angle a turret code stands for.
+pub fn dequantize_turret_angle(code: i16, range: f64) -> f64 {
+    f64::from(code) / 32767.0 * range
+}
+
+/// One entity's articulation channels (`SnapshotArticulation`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ArticulationEntry {
+    pub entity_idx: u32,
+    /// Bit n = `ArtChannel` n present.
+    pub channel_mask: u16,
+    /// One byte per set bit, in ascending bit order.
+    pub values: Vec<u8>,
+}
+
+/// One knot of an altitude wind profile (`WeatherWindProfile`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WindKnot {
+    pub alt_m: f32,
+    pub wind_x: f32,
+    pub wind_z: f32,
+}
+
+/// A typed extension entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ext {
+    SnapshotPeerCount(u16),
+    SnapshotPeerLatency(u16),
+    SnapshotPeerDelayTicks(u16),
+    SnapshotDespawn(Vec<u32>),
+    SnapshotEffects(Vec<EffectRecord>),
+    SnapshotLastAckedSeqNum(u32),
+    SnapshotCrew(Vec<CrewPose>),
+    SnapshotArticulation(Vec<ArticulationEntry>),
+    SnapshotServerThrottle { load_pct: u8, interval_ticks: u8 },
+    ConnectAckAuthority { caps: u64, faction_index: u16 },
+    ConnectAckTypesUnchanged,
+    WeatherWindProfile(Vec<WindKnot>),
+    ConnectSeatClaim { entity_idx: u32, entity_gen: u32, seat_index: u8 },
+    ConnectIdentity(String),
+    ConnectJoinPassword(String),
+    HelloBuildVersion(String),
+}
+
+/// Why a known tag's payload does not have its defined shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExtError {
+    #[error("tag 0x{0:04x} is not defined by this protocol version")]
+    UnknownTag(u16),
+    #[error("{name}: {reason}")]
+    BadPayload { name: &'static str, reason: String },
+}
+
+struct Cursor<'a> {
+    rest: &'a [u8],
+    name: &'static str,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ExtError> {
+        if self.rest.len() < n {
+            return Err(ExtError::BadPayload {
+                name: self.name,
+                reason: format!("truncated: needs {n} more bytes, has {}", self.rest.len()),
+            });
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+    fn u8(&mut self) -> Result<u8, ExtError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, ExtError> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn i16(&mut self) -> Result<i16, ExtError> {
+        let b = self.take(2)?;
+        Ok(i16::from_le_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self) -> Result<u32, ExtError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Result<u64, ExtError> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn f32(&mut self) -> Result<f32, ExtError> {
+        Ok(f32::from_bits(self.u32()?))
+    }
+    fn end(&self) -> Result<(), ExtError> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(ExtError::BadPayload {
+                name: self.name,
+                reason: format!("{} unexpected trailing bytes", self.rest.len()),
+            })
+        }
+    }
+}
+
+fn exact<T>(cur: Cursor<'_>, value: T) -> Result<T, ExtError> {
+    cur.end()?;
+    Ok(value)
+}
+
+fn text(name: &'static str, data: &[u8], min: usize, max: usize) -> Result<String, ExtError> {
+    if data.len() < min || data.len() > max {
+        return Err(ExtError::BadPayload {
+            name,
+            reason: format!("length {} outside {min}..={max}", data.len()),
+        });
+    }
+    Ok(String::from_utf8_lossy(data).into_owned())
+}
+
+impl Ext {
+    /// The tag number.
+    pub fn tag(&self) -> u16 {
+        match self {
+            Ext::SnapshotPeerCount(_) => tag::SNAPSHOT_PEER_COUNT,
+            Ext::SnapshotPeerLatency(_) => tag::SNAPSHOT_PEER_LATENCY,
+            Ext::SnapshotPeerDelayTicks(_) => tag::SNAPSHOT_PEER_DELAY_TICKS,
+            Ext::SnapshotDespawn(_) => tag::SNAPSHOT_DESPAWN,
+            Ext::SnapshotEffects(_) => tag::SNAPSHOT_EFFECTS,
+            Ext::SnapshotLastAckedSeqNum(_) => tag::SNAPSHOT_LAST_ACKED_SEQ_NUM,
+            Ext::SnapshotCrew(_) => tag::SNAPSHOT_CREW,
+            Ext::SnapshotArticulation(_) => tag::SNAPSHOT_ARTICULATION,
+            Ext::SnapshotServerThrottle { .. } => tag::SNAPSHOT_SERVER_THROTTLE,
+            Ext::ConnectAckAuthority { .. } => tag::CONNECT_ACK_AUTHORITY,
+            Ext::ConnectAckTypesUnchanged => tag::CONNECT_ACK_TYPES_UNCHANGED,
+            Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
+            Ext::ConnectSeatClaim { .. } => tag::CONNECT_SEAT_CLAIM,
+            Ext::ConnectIdentity(_) => tag::CONNECT_IDENTITY,
+            Ext::ConnectJoinPassword(_) => tag::CONNECT_JOIN_PASSWORD,
+            Ext::HelloBuildVersion(_) => tag::HELLO_BUILD_VERSION,
+        }
+    }
+
+    /// Parses a payload of a known tag. Sizes are exact: a fixed payload of the wrong length,
+    /// a truncated record or trailing bytes are errors (the caller skips the entry).
+    pub fn parse(tag_value: u16, data: &[u8]) -> Result<Ext, ExtError> {
+        let name = tag::name(tag_value).ok_or(ExtError::UnknownTag(tag_value))?;
+        let mut c = Cursor { rest: data, name };
+        match tag_value {
+            tag::SNAPSHOT_PEER_COUNT => {
+                let v = c.u16()?;
+                exact(c, Ext::SnapshotPeerCount(v))
+            }
+            tag::SNAPSHOT_PEER_LATENCY => {
+                let v = c.u16()?;
+                exact(c, Ext::SnapshotPeerLatency(v))
+            }
+            tag::SNAPSHOT_PEER_DELAY_TICKS => {
+                let v = c.u16()?;
+                exact(c, Ext::SnapshotPeerDelayTicks(v))
+            }
+            tag::SNAPSHOT_LAST_ACKED_SEQ_NUM => {
+                let v = c.u32()?;
+                exact(c, Ext::SnapshotLastAckedSeqNum(v))
+            }
+            tag::SNAPSHOT_DESPAWN => {
+                if data.len() % 4 != 0 {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!("length {} is not a multiple of 4", data.len()),
+                    });
+                }
+                let mut out = Vec::with_capacity(data.len() / 4);
+                while !c.rest.is_empty() {
+                    out.push(c.u32()?);
+                }
+                Ok(Ext::SnapshotDespawn(out))
+            }
+            tag::SNAPSHOT_EFFECTS => {
+                if data.len() % EFFECT_RECORD_BYTES != 0 {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!(
+                            "length {} is not a multiple of {EFFECT_RECORD_BYTES}",
+                            data.len()
+                        ),
+                    });
+                }
+                let mut out = Vec::with_capacity(data.len() / EFFECT_RECORD_BYTES);
+                while !c.rest.is_empty() {
+                    out.push(EffectRecord {
+                        kind: c.u8()?,
+                        weapon_class: c.u8()?,
+                        src_idx: c.u32()?,
+                        tgt_idx: c.u32()?,
+                        pos: [c.f32()?, c.f32()?, c.f32()?],
+                    });
+                }
+                Ok(Ext::SnapshotEffects(out))
+            }
+            tag::SNAPSHOT_CREW => {
+                let count = c.u8()?;
+                // Each entry needs at least 5 bytes: bound the allocation by the payload.
+                let mut out = Vec::with_capacity(usize::from(count).min(c.rest.len() / 5));
+                for _ in 0..count {
+                    let entity_idx = c.u32()?;
+                    let turret_count = c.u8()?;
+                    let mut turrets =
+                        Vec::with_capacity(usize::from(turret_count).min(c.rest.len() / 4));
+                    for _ in 0..turret_count {
+                        turrets.push((c.i16()?, c.i16()?));
+                    }
+                    out.push(CrewPose {
+                        entity_idx,
+                        turrets,
+                    });
+                }
+                exact(c, Ext::SnapshotCrew(out))
+            }
+            tag::SNAPSHOT_ARTICULATION => {
+                let mut out = Vec::with_capacity(data.len() / 6);
+                while !c.rest.is_empty() {
+                    let entity_idx = c.u32()?;
+                    let channel_mask = c.u16()?;
+                    let n = channel_mask.count_ones() as usize;
+                    let values = c.take(n)?.to_vec();
+                    out.push(ArticulationEntry {
+                        entity_idx,
+                        channel_mask,
+                        values,
+                    });
+                }
+                Ok(Ext::SnapshotArticulation(out))
+            }
+            tag::SNAPSHOT_SERVER_THROTTLE => {
+                let load_pct = c.u8()?;
+                let interval_ticks = c.u8()?;
+                exact(
+                    c,
+                    Ext::SnapshotServerThrottle {
+                        load_pct,
+                        interval_ticks,
+                    },
+                )
+            }
+            tag::CONNECT_ACK_AUTHORITY => {
+                let caps = c.u64()?;
+                let faction_index = c.u16()?;
+                exact(
+                    c,
+                    Ext::ConnectAckAuthority {
+                        caps,
+                        faction_index,
+                    },
+                )
+            }
+            tag::CONNECT_ACK_TYPES_UNCHANGED => exact(c, Ext::ConnectAckTypesUnchanged),
+            tag::WEATHER_WIND_PROFILE => {
+                let count = c.u8()?;
+                let mut out = Vec::with_capacity(usize::from(count).min(c.rest.len() / 12));
+                for _ in 0..count {
+                    out.push(WindKnot {
+                        alt_m: c.f32()?,
+                        wind_x: c.f32()?,
+                        wind_z: c.f32()?,
+                    });
+                }
+                exact(c, Ext::WeatherWindProfile(out))
+            }
+            tag::CONNECT_SEAT_CLAIM => {
+                let entity_idx = c.u32()?;
+                let entity_gen = c.u32()?;
+                let seat_index = c.u8()?;
+                exact(
+                    c,
+                    Ext::ConnectSeatClaim {
+                        entity_idx,
+                        entity_gen,
+                        seat_index,
+                    },
+                )
+            }
+            tag::CONNECT_IDENTITY => Ok(Ext::ConnectIdentity(text(
+                name,
+                data,
+                0,
+                MAX_IDENTITY_BYTES,
+            )?)),
+            tag::CONNECT_JOIN_PASSWORD => Ok(Ext::ConnectJoinPassword(text(
+                name,
+                data,
+                1,
+                MAX_JOIN_PASSWORD_BYTES,
+            )?)),
+            tag::HELLO_BUILD_VERSION => Ok(Ext::HelloBuildVersion(text(
+                name,
+                data,
+                1,
+                MAX_BUILD_VERSION_BYTES,
+            )?)),
+            _ => Err(ExtError::UnknownTag(tag_value)),
+        }
+    }
+
+    /// Appends the payload bytes (not the entry header). Over-long strings are truncated on a
+    /// character boundary to the tag's limit; counts above 255 are capped at 255 records.
+    pub fn encode_payload(&self, out: &mut Vec<u8>) {
+        match self {
+            Ext::SnapshotPeerCount(v) | Ext::SnapshotPeerLatency(v) | Ext::SnapshotPeerDelayTicks(v) => {
+                out.extend_from_slice(&v.to_le_bytes())
+            }
+            Ext::SnapshotLastAckedSeqNum(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Ext::SnapshotDespawn(ids) => {
+                for id in ids {
+                    out.extend_from_slice(&id.to_le_bytes());
+                }
+            }
+            Ext::SnapshotEffects(records) => {
+                for r in records {
+                    out.push(r.kind);
+                    out.push(r.weapon_class);
+                    out.extend_from_slice(&r.src_idx.to_le_bytes());
+                    out.extend_from_slice(&r.tgt_idx.to_le_bytes());
+                    for p in r.pos {
+                        out.extend_from_slice(&p.to_le_bytes());
+                    }
+                }
+            }
+            Ext::SnapshotCrew(entries) => {
+                let entries = &entries[..entries.len().min(255)];
+                out.push(entries.len() as u8);
+                for e in entries {
+                    out.extend_from_slice(&e.entity_idx.to_le_bytes());
+                    let turrets = &e.turrets[..e.turrets.len().min(255)];
+                    out.push(turrets.len() as u8);
+                    for (az, el) in turrets {
+                        out.extend_from_slice(&az.to_le_bytes());
+                        out.extend_from_slice(&el.to_le_bytes());
+                    }
+                }
+            }
+            Ext::SnapshotArticulation(entries) => {
+                for e in entries {
+                    out.extend_from_slice(&e.entity_idx.to_le_bytes());
+                    out.extend_from_slice(&e.channel_mask.to_le_bytes());
+                    // Exactly popcount(mask) values: pad with neutral zeros or cut extras.
+                    let n = e.channel_mask.count_ones() as usize;
+                    for i in 0..n {
+                        out.push(e.values.get(i).copied().unwrap_or(0));
+                    }
+                }
+            }
+            Ext::SnapshotServerThrottle {
+                load_pct,
+                interval_ticks,
+            } => {
+                out.push(*load_pct);
+                out.push(*interval_ticks);
+            }
+            Ext::ConnectAckAuthority {
+                caps,
+                faction_index,
+            } => {
+                out.extend_from_slice(&caps.to_le_bytes());
+                out.extend_from_slice(&faction_index.to_le_bytes());
+            }
+            Ext::ConnectAckTypesUnchanged => {}
+            Ext::WeatherWindProfile(knots) => {
+                let knots = &knots[..knots.len().min(255)];
+                out.push(knots.len() as u8);
+                for k in knots {
+                    out.extend_from_slice(&k.alt_m.to_le_bytes());
+                    out.extend_from_slice(&k.wind_x.to_le_bytes());
+                    out.extend_from_slice(&k.wind_z.to_le_bytes());
+                }
+            }
+            Ext::ConnectSeatClaim {
+                entity_idx,
+                entity_gen,
+                seat_index,
+            } => {
+                out.extend_from_slice(&entity_idx.to_le_bytes());
+                out.extend_from_slice(&entity_gen.to_le_bytes());
+                out.push(*seat_index);
+            }
+            Ext::ConnectIdentity(s) => {
+                out.extend_from_slice(truncate_utf8(s, MAX_IDENTITY_BYTES).as_bytes())
+            }
+            Ext::ConnectJoinPassword(s) => {
+                out.extend_from_slice(truncate_utf8(s, MAX_JOIN_PASSWORD_BYTES).as_bytes())
+            }
+            Ext::HelloBuildVersion(s) => {
+                out.extend_from_slice(truncate_utf8(s, MAX_BUILD_VERSION_BYTES).as_bytes())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_tags_are_skipped_and_an_overrun_stops_the_scan() {
+        let mut block = Vec::new();
+        block.extend_from_slice(&[0x00, 0x01, 0x02, 0x00, 0x05, 0x00]); // PeerCount = 5
+        block.extend_from_slice(&[0x34, 0x12, 0x01, 0x00, 0xAA]); // unknown 0x1234
+        block.extend_from_slice(&[0x05, 0x01, 0x04, 0x00, 0x07, 0x00, 0x00, 0x00]); // LastAcked = 7
+        block.extend_from_slice(&[0x03, 0x01, 0x10, 0x00, 0x01]); // Despawn claiming 16 bytes
+        let ext = Extensions::parse(&block);
+        let tags: Vec<u16> = ext.iter().map(|e| e.tag).collect();
+        assert_eq!(tags, vec![0x0100, 0x1234, 0x0105]);
+        assert_eq!(ext.get(tag::SNAPSHOT_PEER_COUNT), Some(Ext::SnapshotPeerCount(5)));
+        assert_eq!(
+            ext.get(tag::SNAPSHOT_LAST_ACKED_SEQ_NUM),
+            Some(Ext::SnapshotLastAckedSeqNum(7))
+        );
+        assert_eq!(ext.find(tag::SNAPSHOT_DESPAWN), None);
+        // The overrunning entry is dropped from the kept block.
+        assert_eq!(ext.as_bytes().len(), 6 + 5 + 8);
+    }
+
+    #[test]
+    fn fewer_than_four_trailing_bytes_end_the_block() {
+        let ext = Extensions::parse(&[0x00, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0xFF]);
+        assert_eq!(ext.iter().count(), 1);
+    }
+
+    #[test]
+    fn every_typed_tag_round_trips() {
+        let samples = vec![
+            Ext::SnapshotPeerCount(3),
+            Ext::SnapshotPeerLatency(42),
+            Ext::SnapshotPeerDelayTicks(5),
+            Ext::SnapshotDespawn(vec![1, 0xFFFF_FFFF]),
+            Ext::SnapshotEffects(vec![EffectRecord {
+                kind: 2,
+                weapon_class: 3,
+                src_idx: 7,
+                tgt_idx: 0xFFFF_FFFF,
+                pos: [1.5, -2.0, 3.25],
+            }]),
+            Ext::SnapshotLastAckedSeqNum(99),
+            Ext::SnapshotCrew(vec![CrewPose {
+                entity_idx: 4,
+                turrets: vec![(100, -200), (0, 32767)],
+            }]),
+            Ext::SnapshotArticulation(vec![ArticulationEntry {
+                entity_idx: 9,
+                channel_mask: 0b101,
+                values: vec![255, 128],
+            }]),
+            Ext::SnapshotServerThrottle {
+                load_pct: 80,
+                interval_ticks: 3,
+            },
+            Ext::ConnectAckAuthority {
+                caps: 0x100,
+                faction_index: 2,
+            },
+            Ext::ConnectAckTypesUnchanged,
+            Ext::WeatherWindProfile(vec![WindKnot {
+                alt_m: 1000.0,
+                wind_x: 5.0,
+                wind_z: -1.0,
+            }]),
+            Ext::ConnectSeatClaim {
+                entity_idx: 1,
+                entity_gen: 2,
+                seat_index: 1,
+            },
+            Ext::ConnectIdentity("0b7c4f4e-3a4e-4d8e-9f71-2d3b1c1e9a10".into()),
+            Ext::ConnectJoinPassword("hunter2".into()),
+            Ext::HelloBuildVersion("0.1.0".into()),
+        ];
+        let mut ext = Extensions::new();
+        for s in &samples {
+            ext.push(s).expect("fits");
+        }
+        let parsed = Extensions::parse(ext.as_bytes());
+        let back: Vec<Ext> = parsed
+            .iter()
+            .map(|e| Ext::parse(e.tag, e.data).expect("well formed"))
+            .collect();
+        assert_eq!(back, samples);
+    }
+
+    #[test]
+    fn hostile_counts_do_not_over_allocate_or_panic() {
+        // Crew claims 255 entries but carries none.
+        assert!(Ext::parse(tag::SNAPSHOT_CREW, &[255]).is_err());
+        // Wind profile claims 255 knots in 3 bytes.
+        assert!(Ext::parse(tag::WEATHER_WIND_PROFILE, &[255, 0, 0]).is_err());
+        // Articulation mask with 16 channels and no values.
+        assert!(Ext::parse(tag::SNAPSHOT_ARTICULATION, &[0, 0, 0, 0, 0xFF, 0xFF]).is_err());
+        assert!(Ext::parse(tag::SNAPSHOT_PEER_COUNT, &[1, 2, 3]).is_err());
+        assert!(Ext::parse(tag::HELLO_BUILD_VERSION, &[]).is_err());
+    }
+
+    #[test]
+    fn turret_angle_quantization() {
+        use std::f64::consts::PI;
+        assert_eq!(quantize_turret_angle(PI, PI), 32767);
+        assert_eq!(quantize_turret_angle(-10.0, PI), -32767);
+        assert_eq!(quantize_turret_angle(f64::NAN, PI), 0);
+        let a = dequantize_turret_angle(quantize_turret_angle(0.5, PI / 2.0), PI / 2.0);
+        assert!((a - 0.5).abs() < PI / 2.0 / 32767.0);
+    }
+}
