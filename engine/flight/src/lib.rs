@@ -9,10 +9,16 @@
 
 pub mod aero;
 pub mod atmosphere;
+pub mod env;
+pub mod fbw;
 pub mod gravity;
+pub mod ground;
+pub mod integrator;
 pub mod math;
 pub mod model;
 pub mod perf;
 pub mod propulsion;
 pub mod schema;
+pub mod spawn;
+pub mod state;
 pub mod table;
