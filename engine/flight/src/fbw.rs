@@ -10,8 +10,10 @@
 use crate::aero::{AeroConfig, lift_drag};
 use crate::model::AircraftModel;
 
-/// Anticipation: alpha is predicted this far ahead from the current alpha rate, s.
-pub const LEAD_S: f64 = 0.12;
+/// Natural frequency of the limiter's alpha loop, rad/s.
+pub const LOOP_OMEGA: f64 = 4.0;
+/// Damping ratio of the limiter's alpha loop.
+pub const LOOP_ZETA: f64 = 0.9;
 
 /// The alpha (rad) on the lift curve's rising branch, at `mach`, whose lift coefficient is
 /// `cl_needed`; the branch ends (alpha of peak CL, or of the minimum for negative CL) clamp it.
@@ -69,24 +71,22 @@ pub fn alpha_band(m: &AircraftModel, mach: f64, qs: f64, weight_n: f64, cfg: &Ae
     }
 }
 
-/// Clamps a NACA elevator command so the moment balance cannot drive alpha outside the band.
+/// Clamps a NACA elevator command so alpha cannot be driven outside the band.
 ///
-/// `de_hold(a)` is the elevator that zeroes the pitching moment at alpha `a` with the current
-/// rates; pulling beyond `de_hold(alpha_hi)` (more negative) or pushing beyond `de_hold(alpha_lo)`
-/// is cut off. Alpha is anticipated `LEAD_S` ahead so the limiter acts before the overshoot.
-pub fn limit_elevator(m: &AircraftModel, de_cmd: f64, alpha: f64, alpha_rate: f64, band: (f64, f64), cm_rest: impl Fn(f64) -> f64) -> f64 {
-    if m.cm_de == 0.0 {
+/// Near a limit the flight computer asks for the pitching moment of a well-damped second-order
+/// approach to it, `Cm = −K1·(α − α_lim) − K2·α̇` (K1, K2 from `LOOP_OMEGA`/`LOOP_ZETA` and the
+/// current `qSc/Iyy`), and solves for the elevator that produces it given the airframe's own
+/// moment `cm_rest` (stiffness, damping, devices) at the current state. The pilot's command is
+/// only ever cut back towards that elevator, never amplified.
+pub fn limit_elevator(m: &AircraftModel, de_cmd: f64, alpha: f64, alpha_rate: f64, band: (f64, f64), cm_rest: f64, qsc_over_iyy: f64) -> f64 {
+    if m.cm_de == 0.0 || qsc_over_iyy <= 0.0 {
         return de_cmd;
     }
-    let predicted = alpha + LEAD_S * alpha_rate;
-    let overshoot_hi = (predicted - alpha).max(0.0);
-    let overshoot_lo = (predicted - alpha).min(0.0);
-    // Hold target alphas, pulled in by the anticipated motion.
-    let a_hi = band.1 - overshoot_hi;
-    let a_lo = band.0 - overshoot_lo;
-    let de_hi = -cm_rest(a_hi) / m.cm_de; // most nose-up (most negative) elevator allowed
-    let de_lo = -cm_rest(a_lo) / m.cm_de; // most nose-down (most positive) elevator allowed
-    let (min_de, max_de) = (-m.elevator_up_rad, m.elevator_down_rad);
+    let k1 = LOOP_OMEGA * LOOP_OMEGA / qsc_over_iyy;
+    let k2 = 2.0 * LOOP_ZETA * LOOP_OMEGA / qsc_over_iyy;
+    let de_for = |a_lim: f64| (-k1 * (alpha - a_lim) - k2 * alpha_rate - cm_rest) / m.cm_de;
+    let de_hi = de_for(band.1); // most nose-up (most negative) elevator allowed
+    let de_lo = de_for(band.0); // most nose-down (most positive) elevator allowed
     let mut de = de_cmd;
     if de < de_hi {
         de = de_hi;
@@ -94,5 +94,5 @@ pub fn limit_elevator(m: &AircraftModel, de_cmd: f64, alpha: f64, alpha_rate: f6
     if de > de_lo {
         de = de_lo;
     }
-    de.clamp(min_de, max_de)
+    de.clamp(-m.elevator_up_rad, m.elevator_down_rad)
 }

@@ -19,6 +19,10 @@ pub const MU_BRAKE: f64 = 0.5;
 pub const MU_SIDE: f64 = 0.7;
 /// Airframe skid friction coefficient (belly, tail, wingtips on the floor).
 pub const MU_SKID: f64 = 0.45;
+/// Natural frequency of an airframe skid contact, rad/s.
+const SKID_OMEGA: f64 = 12.0;
+/// Damping ratio of an airframe skid contact.
+const SKID_ZETA: f64 = 0.7;
 /// Share of a contact point's sliding velocity that friction may cancel per step (keeps the
 /// otherwise infinitely stiff friction stable at 60 Hz).
 const FRICTION_CANCEL: f64 = 0.5;
@@ -127,11 +131,18 @@ pub fn contact(
             }
         }
     }
-    // Airframe skids: stiff enough to carry the whole weight on one point.
-    let k_skid = 2.0 * k_total;
-    let c_skid = 2.0 * 0.8 * (k_skid * mass).sqrt();
+    // Airframe skids: a spring-damper tuned to the point's effective mass (the mass the floor
+    // "feels" there, lever arms included), so a nose or wingtip contact stays stable at 60 Hz.
     for hp in &g.hard_points {
-        let p = Point { r: Vec3::new(hp[0], hp[1], hp[2]), k: k_skid, c: c_skid, mass_share: mass / 2.0, wheel: None };
+        let m_eff = 1.0 / (1.0 / mass + hp[1] * hp[1] / m.inertia.ixx + hp[0] * hp[0] / m.inertia.iyy);
+        let k = m_eff * SKID_OMEGA * SKID_OMEGA;
+        let p = Point {
+            r: Vec3::new(hp[0], hp[1], hp[2]),
+            k,
+            c: 2.0 * SKID_ZETA * (k * m_eff).sqrt(),
+            mass_share: m_eff,
+            wheel: None,
+        };
         if let Some((f, mo, sink, speed)) = point_force(&p, s, floor, planet, 0.0, dt) {
             out.force += f;
             out.moment += mo;

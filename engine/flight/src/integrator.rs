@@ -186,8 +186,10 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
         let g_body = s.world_to_naca(env.planet.gravity(s.position));
         let alpha_rate = q + (s.specific_force.z + g_body.z) / ad.tas.max(MIN_AIRSPEED);
         let flaps_cm = m.flaps.map_or(0.0, |f| f.cm * s.flaps);
-        let rest = |a: f64| m.cm0 + m.cm_alpha * a + m.cm_q.eval(a) * q_hat + m.cm_speedbrake * s.speedbrake + flaps_cm;
-        de = fbw::limit_elevator(m, de, ad.alpha, alpha_rate, band, rest);
+        let a = ad.alpha;
+        let rest = m.cm0 + m.cm_alpha * a + m.cm_q.eval(a) * q_hat + m.cm_speedbrake * s.speedbrake + flaps_cm;
+        let kappa = qs * m.mac_m / m.inertia.iyy;
+        de = fbw::limit_elevator(m, de, a, alpha_rate, band, rest, kappa);
     }
     let da = aileron_from_command(m, c.roll);
     let dr = rudder_from_command(m, c.yaw);
