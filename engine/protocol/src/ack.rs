@@ -23,9 +23,7 @@ impl AckStamp {
             return false;
         }
         let age = self.high - tick;
-        if age == 0 {
-            true
-        } else if age > ACK_WINDOW_BITS {
+        if age == 0 || age > ACK_WINDOW_BITS {
             true
         } else {
             self.mask & (1u32 << (age - 1)) != 0
@@ -48,7 +46,10 @@ impl AckTracker {
     /// Records that the snapshot of `tick` was decoded.
     pub fn record(&mut self, tick: u64) {
         let Some(s) = &mut self.stamp else {
-            self.stamp = Some(AckStamp { high: tick, mask: 0 });
+            self.stamp = Some(AckStamp {
+                high: tick,
+                mask: 0,
+            });
             return;
         };
         if tick > s.high {
@@ -96,7 +97,10 @@ mod tests {
 
     #[test]
     fn stamp_semantics() {
-        let s = AckStamp { high: 100, mask: 0b101 };
+        let s = AckStamp {
+            high: 100,
+            mask: 0b101,
+        };
         assert!(s.acknowledges(100));
         assert!(s.acknowledges(99)); // bit 0
         assert!(!s.acknowledges(98)); // bit 1
@@ -113,11 +117,29 @@ mod tests {
         t.record(10);
         assert_eq!(t.stamp(), Some(AckStamp { high: 10, mask: 0 }));
         t.record(12); // 11 missed
-        assert_eq!(t.stamp(), Some(AckStamp { high: 12, mask: 0b10 }));
+        assert_eq!(
+            t.stamp(),
+            Some(AckStamp {
+                high: 12,
+                mask: 0b10
+            })
+        );
         t.record(11); // late arrival fills its bit
-        assert_eq!(t.stamp(), Some(AckStamp { high: 12, mask: 0b11 }));
+        assert_eq!(
+            t.stamp(),
+            Some(AckStamp {
+                high: 12,
+                mask: 0b11
+            })
+        );
         t.record(44); // delta 32: old high lands on bit 31, the rest shifts out
-        assert_eq!(t.stamp(), Some(AckStamp { high: 44, mask: 1 << 31 }));
+        assert_eq!(
+            t.stamp(),
+            Some(AckStamp {
+                high: 44,
+                mask: 1 << 31
+            })
+        );
         t.record(100); // delta > 32
         assert_eq!(t.stamp(), Some(AckStamp { high: 100, mask: 0 }));
         t.record(100); // duplicate: no change

@@ -28,10 +28,7 @@ pub enum DecodeError {
     },
     /// A structural rule of the message is broken (the text names which).
     #[error("{msg}: {reason}")]
-    Malformed {
-        msg: &'static str,
-        reason: String,
-    },
+    Malformed { msg: &'static str, reason: String },
 }
 
 impl DecodeError {
@@ -60,8 +57,5 @@ pub enum EncodeError {
     },
     /// A value the wire cannot carry (the text names it).
     #[error("{msg}: {reason}")]
-    Invalid {
-        msg: &'static str,
-        reason: String,
-    },
+    Invalid { msg: &'static str, reason: String },
 }

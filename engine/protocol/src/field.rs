@@ -44,8 +44,15 @@ pub trait Visitor {
 /// Supplies field values by spec name (used to build a message from JSON). A missing field reads
 /// as zero / empty; the implementation decides how to treat unknown or ill-typed input.
 pub trait Source {
-    fn uint(&mut self, name: &'static str) -> Result<u64, FieldError>;
-    fn int(&mut self, name: &'static str) -> Result<i64, FieldError>;
+    /// An unsigned integer of at most `max` (a larger value is an error).
+    fn uint(&mut self, name: &'static str, max: u64) -> Result<u64, FieldError>;
+    /// A signed integer within `min..=max`.
+    fn int(&mut self, name: &'static str, min: i64, max: i64) -> Result<i64, FieldError>;
+    /// An enum ordinal; `valid` lists the known ones (the caller still checks).
+    fn ordinal(&mut self, name: &'static str, valid: &[u8]) -> Result<u64, FieldError> {
+        let _ = valid;
+        self.uint(name, u64::from(u8::MAX))
+    }
     fn float(&mut self, name: &'static str) -> Result<f64, FieldError>;
     /// Exactly `out.len()` floats.
     fn floats(&mut self, name: &'static str, out: &mut [f64]) -> Result<(), FieldError>;
@@ -95,7 +102,7 @@ macro_rules! uint_field {
                 visitor.uint(name, u64::from(*self));
             }
             fn build(name: &'static str, source: &mut dyn Source) -> Result<Self, FieldError> {
-                let v = source.uint(name)?;
+                let v = source.uint(name, u64::from(<$t>::MAX))?;
                 <$t>::try_from(v).map_err(|_| FieldError::OutOfRange {
                     value: v.to_string(),
                     ty: stringify!($t),
@@ -118,7 +125,7 @@ impl WireField for i32 {
         visitor.int(name, i64::from(*self));
     }
     fn build(name: &'static str, source: &mut dyn Source) -> Result<Self, FieldError> {
-        let v = source.int(name)?;
+        let v = source.int(name, i64::from(i32::MIN), i64::from(i32::MAX))?;
         i32::try_from(v).map_err(|_| FieldError::OutOfRange {
             value: v.to_string(),
             ty: "i32",

@@ -362,7 +362,8 @@ macro_rules! wire_enum {
                 name: &'static str,
                 source: &mut dyn $crate::field::Source,
             ) -> Result<Self, $crate::field::FieldError> {
-                let v = source.uint(name)?;
+                let valid: &[u8] = &[$($value),+];
+                let v = source.ordinal(name, valid)?;
                 u8::try_from(v)
                     .ok()
                     .and_then(Self::from_u8)

@@ -15,6 +15,8 @@ pub mod layout;
 mod message;
 pub mod msg;
 pub mod snapshot;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod tlv;
 
 pub use error::{DecodeError, EncodeError};

@@ -2,6 +2,7 @@
 //! extension block. `Packet::decode` never panics on any input; `Packet::encode` produces the
 //! exact spec layout.
 
+use crate::field::{FieldError, Source, Visitor};
 use crate::ids::MsgId;
 use crate::msg::admin::{AdminCommand, AdminResponse, AdminResponseChunk};
 use crate::msg::combat::{CombatEvent, Datalink, GmWorldState, WingmanAck, WingmanCommand};
@@ -18,7 +19,6 @@ use crate::msg::world::{
     MusicState, PeerDelay, ServerNotice, WeatherState,
 };
 use crate::msg::{RecordSource, Reflect, WireMessage};
-use crate::field::{FieldError, Source, Visitor};
 use crate::snapshot::WorldSnapshot;
 use crate::tlv::Extensions;
 use crate::{DecodeError, EncodeError};
@@ -211,10 +211,26 @@ impl Message {
         self.encode_with(&Extensions::new())
     }
 
+    /// Whether an extension block can follow this message. A legacy-length `LanBeacon` or
+    /// `ServerInfo` (no `build` tail) cannot carry one: its TLV bytes would read as the tail.
+    pub fn accepts_extensions(&self) -> bool {
+        match self {
+            Message::LanBeacon(m) => m.build.is_some(),
+            Message::ServerInfo(m) => m.build.is_some(),
+            _ => true,
+        }
+    }
+
     /// Encodes the message followed by `ext`.
     pub fn encode_with(&self, ext: &Extensions) -> Result<Vec<u8>, EncodeError> {
         if let Message::WorldSnapshot(s) = self {
             return s.encode(ext);
+        }
+        if !ext.is_empty() && !self.accepts_extensions() {
+            return Err(EncodeError::Invalid {
+                msg: self.id().name(),
+                reason: "a legacy-length message (no build field) cannot carry extensions".into(),
+            });
         }
         let mut out = Vec::new();
         self.encode_body(&mut out)?;

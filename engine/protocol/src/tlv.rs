@@ -121,9 +121,7 @@ impl Extensions {
 
     /// The entries, in order.
     pub fn iter(&self) -> ExtIter<'_> {
-        ExtIter {
-            rest: &self.bytes,
-        }
+        ExtIter { rest: &self.bytes }
     }
 
     /// The first entry with `tag`.
@@ -266,11 +264,21 @@ pub enum Ext {
     SnapshotLastAckedSeqNum(u32),
     SnapshotCrew(Vec<CrewPose>),
     SnapshotArticulation(Vec<ArticulationEntry>),
-    SnapshotServerThrottle { load_pct: u8, interval_ticks: u8 },
-    ConnectAckAuthority { caps: u64, faction_index: u16 },
+    SnapshotServerThrottle {
+        load_pct: u8,
+        interval_ticks: u8,
+    },
+    ConnectAckAuthority {
+        caps: u64,
+        faction_index: u16,
+    },
     ConnectAckTypesUnchanged,
     WeatherWindProfile(Vec<WindKnot>),
-    ConnectSeatClaim { entity_idx: u32, entity_gen: u32, seat_index: u8 },
+    ConnectSeatClaim {
+        entity_idx: u32,
+        entity_gen: u32,
+        seat_index: u8,
+    },
     ConnectIdentity(String),
     ConnectJoinPassword(String),
     HelloBuildVersion(String),
@@ -399,7 +407,7 @@ impl Ext {
                 exact(c, Ext::SnapshotLastAckedSeqNum(v))
             }
             tag::SNAPSHOT_DESPAWN => {
-                if data.len() % 4 != 0 {
+                if !data.len().is_multiple_of(4) {
                     return Err(ExtError::BadPayload {
                         name,
                         reason: format!("length {} is not a multiple of 4", data.len()),
@@ -412,7 +420,7 @@ impl Ext {
                 Ok(Ext::SnapshotDespawn(out))
             }
             tag::SNAPSHOT_EFFECTS => {
-                if data.len() % EFFECT_RECORD_BYTES != 0 {
+                if !data.len().is_multiple_of(EFFECT_RECORD_BYTES) {
                     return Err(ExtError::BadPayload {
                         name,
                         reason: format!(
@@ -541,9 +549,9 @@ impl Ext {
     /// character boundary to the tag's limit; counts above 255 are capped at 255 records.
     pub fn encode_payload(&self, out: &mut Vec<u8>) {
         match self {
-            Ext::SnapshotPeerCount(v) | Ext::SnapshotPeerLatency(v) | Ext::SnapshotPeerDelayTicks(v) => {
-                out.extend_from_slice(&v.to_le_bytes())
-            }
+            Ext::SnapshotPeerCount(v)
+            | Ext::SnapshotPeerLatency(v)
+            | Ext::SnapshotPeerDelayTicks(v) => out.extend_from_slice(&v.to_le_bytes()),
             Ext::SnapshotLastAckedSeqNum(v) => out.extend_from_slice(&v.to_le_bytes()),
             Ext::SnapshotDespawn(ids) => {
                 for id in ids {
@@ -645,7 +653,10 @@ mod tests {
         let ext = Extensions::parse(&block);
         let tags: Vec<u16> = ext.iter().map(|e| e.tag).collect();
         assert_eq!(tags, vec![0x0100, 0x1234, 0x0105]);
-        assert_eq!(ext.get(tag::SNAPSHOT_PEER_COUNT), Some(Ext::SnapshotPeerCount(5)));
+        assert_eq!(
+            ext.get(tag::SNAPSHOT_PEER_COUNT),
+            Some(Ext::SnapshotPeerCount(5))
+        );
         assert_eq!(
             ext.get(tag::SNAPSHOT_LAST_ACKED_SEQ_NUM),
             Some(Ext::SnapshotLastAckedSeqNum(7))

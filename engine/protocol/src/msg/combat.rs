@@ -97,7 +97,12 @@ impl WireMessage for Datalink {
     }
     fn encode_body(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         let t = count_fits(Self::NAME, "tracks", self.tracks.len(), MAX_DATALINK_TRACKS)?;
-        let h = count_fits(Self::NAME, "threats", self.threats.len(), MAX_DATALINK_THREATS)?;
+        let h = count_fits(
+            Self::NAME,
+            "threats",
+            self.threats.len(),
+            MAX_DATALINK_THREATS,
+        )?;
         push_fixed(out, self, &Counts::new(&[t, h]));
         for r in &self.tracks {
             push_fixed(out, r, &Counts::default());

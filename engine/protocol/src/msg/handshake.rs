@@ -2,7 +2,7 @@
 //! `MsgConnectAck` (+ `MsgEntityTypeDef`), `MsgConnectRefusal` and `MsgMotd`.
 
 use crate::enums::{ConnectRefusalCode, ObjectCategory, PeerRole, ProjectileKind};
-use crate::field::{FieldError, FixedStr, Source, Visitor, truncate_utf8};
+use crate::field::{FieldError, FixedStr, Source, Visitor, WireField, truncate_utf8};
 use crate::ids::{MsgId, PROTOCOL_VERSION};
 use crate::layout::wire_struct;
 use crate::msg::{RecordSource, Reflect, WireMessage, check_len, counted_message, fixed_message};
@@ -187,14 +187,8 @@ impl Reflect for Motd {
         visitor.text("text", &self.text);
     }
     fn build(fields: &mut dyn Source, _records: &mut dyn RecordSource) -> Result<Self, FieldError> {
-        let display_seconds = u16::try_from(fields.uint("displaySeconds")?).map_err(|_| {
-            FieldError::OutOfRange {
-                value: "displaySeconds".into(),
-                ty: "u16",
-            }
-        })?;
         Ok(Motd {
-            display_seconds,
+            display_seconds: u16::build("displaySeconds", fields)?,
             text: fields.text("text")?,
         })
     }

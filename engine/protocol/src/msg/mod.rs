@@ -168,13 +168,21 @@ macro_rules! counted_message {
                 }
                 let start = <$T as $crate::layout::Fixed>::SIZE;
                 m.$field = $crate::layout::read_records::<$R>(
-                    <$T as $crate::layout::Fixed>::NAME, bytes, start, n)?;
+                    <$T as $crate::layout::Fixed>::NAME,
+                    bytes,
+                    start,
+                    n,
+                )?;
                 Ok((m, start + n * <$R as $crate::layout::Fixed>::SIZE))
             }
             fn encode_body(&self, out: &mut Vec<u8>) -> Result<(), $crate::EncodeError> {
                 let max = ($max as usize).min(<$count_ty>::MAX as usize);
                 let n = $crate::msg::count_fits(
-                    <$T as $crate::layout::Fixed>::NAME, stringify!($field), self.$field.len(), max)?;
+                    <$T as $crate::layout::Fixed>::NAME,
+                    stringify!($field),
+                    self.$field.len(),
+                    max,
+                )?;
                 $crate::layout::push_fixed(out, self, &$crate::layout::Counts::new(&[n]));
                 for r in &self.$field {
                     $crate::layout::push_fixed(out, r, &$crate::layout::Counts::default());
@@ -186,7 +194,10 @@ macro_rules! counted_message {
             fn visit_fields(&self, visitor: &mut dyn $crate::field::Visitor) {
                 let n = self.$field.len().min(u32::MAX as usize) as u32;
                 <$T as $crate::layout::Fixed>::visit_fixed(
-                    self, visitor, &$crate::layout::Counts::new(&[n]));
+                    self,
+                    visitor,
+                    &$crate::layout::Counts::new(&[n]),
+                );
             }
             fn record_count(&self) -> usize {
                 self.$field.len()
@@ -194,7 +205,10 @@ macro_rules! counted_message {
             fn visit_record(&self, i: usize, visitor: &mut dyn $crate::field::Visitor) {
                 if let Some(r) = self.$field.get(i) {
                     <$R as $crate::layout::Fixed>::visit_fixed(
-                        r, visitor, &$crate::layout::Counts::default());
+                        r,
+                        visitor,
+                        &$crate::layout::Counts::default(),
+                    );
                 }
             }
             fn build(
@@ -223,7 +237,11 @@ macro_rules! concatenated_message {
                 $crate::msg::check_len(<$R as $crate::layout::Fixed>::NAME, bytes, size)?;
                 let n = bytes.len() / size;
                 let records = $crate::layout::read_records::<$R>(
-                    <$R as $crate::layout::Fixed>::NAME, bytes, 0, n)?;
+                    <$R as $crate::layout::Fixed>::NAME,
+                    bytes,
+                    0,
+                    n,
+                )?;
                 Ok(($T { records }, n * size))
             }
             fn encode_body(&self, out: &mut Vec<u8>) -> Result<(), $crate::EncodeError> {
@@ -247,7 +265,10 @@ macro_rules! concatenated_message {
             fn visit_record(&self, i: usize, visitor: &mut dyn $crate::field::Visitor) {
                 if let Some(r) = self.records.get(i) {
                     <$R as $crate::layout::Fixed>::visit_fixed(
-                        r, visitor, &$crate::layout::Counts::default());
+                        r,
+                        visitor,
+                        &$crate::layout::Counts::default(),
+                    );
                 }
             }
             fn build(
@@ -255,7 +276,9 @@ macro_rules! concatenated_message {
                 records: &mut dyn $crate::msg::RecordSource,
             ) -> Result<Self, $crate::field::FieldError> {
                 let n = records.len();
-                Ok($T { records: $crate::msg::build_records::<$R>(records, 0..n)? })
+                Ok($T {
+                    records: $crate::msg::build_records::<$R>(records, 0..n)?,
+                })
             }
         }
     };

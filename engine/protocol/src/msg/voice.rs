@@ -5,7 +5,9 @@ use crate::enums::RadioNetKind;
 use crate::field::{FieldError, FixedStr, Source, Visitor};
 use crate::ids::MsgId;
 use crate::layout::{Counts, Fixed, push_fixed, wire_struct};
-use crate::msg::{RecordSource, Reflect, WireMessage, check_given_count, counted_message, decode_fixed};
+use crate::msg::{
+    RecordSource, Reflect, WireMessage, check_given_count, counted_message, decode_fixed,
+};
 use crate::{DecodeError, EncodeError};
 
 /// Longest voice payload (`kMaxVoiceFrameBytes`).

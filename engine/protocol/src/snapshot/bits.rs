@@ -159,7 +159,7 @@ impl<'a> BitReader<'a> {
                 return;
             }
             // take ≥ 1 and nbits ≤ 56 here, so the shift is in range.
-            self.acc |= (word >> self.nbits) & !mask(64 - self.nbits - take * 8) ;
+            self.acc |= (word >> self.nbits) & !mask(64 - self.nbits - take * 8);
             self.pos += take as usize;
             self.nbits += take * 8;
         } else {
@@ -288,8 +288,14 @@ mod tests {
             BitReader::new(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]).varint(),
             Ok(u32::MAX)
         );
-        assert_eq!(BitReader::new(&[0x80, 0x00]).varint(), Err(VarintError::Overlong));
-        assert_eq!(BitReader::new(&[0x80]).varint(), Err(VarintError::Truncated));
+        assert_eq!(
+            BitReader::new(&[0x80, 0x00]).varint(),
+            Err(VarintError::Overlong)
+        );
+        assert_eq!(
+            BitReader::new(&[0x80]).varint(),
+            Err(VarintError::Truncated)
+        );
     }
 
     #[test]

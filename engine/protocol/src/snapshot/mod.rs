@@ -18,8 +18,7 @@ use crate::{DecodeError, EncodeError};
 use bits::{BitReader, push_varint};
 pub use quant::{ORIGIN_GRID_M, QuatCode, origin_for};
 pub use record::{
-    EncodedEntity, EntityState, FullInfo, MIN_RECORD_BYTES, RecordBody, RecordKind,
-    SnapshotRecord,
+    EncodedEntity, EntityState, FullInfo, MIN_RECORD_BYTES, RecordBody, RecordKind, SnapshotRecord,
 };
 
 /// Header bytes.
@@ -206,10 +205,11 @@ impl SnapshotWriter {
         compression: Compression,
         out: &mut Vec<u8>,
     ) -> Result<SnapshotSize, EncodeError> {
-        let bitstream_bytes = u32::try_from(self.stream.len()).map_err(|_| EncodeError::Invalid {
-            msg: MSG,
-            reason: "record stream exceeds 4 GiB".into(),
-        })?;
+        let bitstream_bytes =
+            u32::try_from(self.stream.len()).map_err(|_| EncodeError::Invalid {
+                msg: MSG,
+                reason: "record stream exceeds 4 GiB".into(),
+            })?;
         self.body.clear();
         for o in &self.origins {
             for v in o {
@@ -393,9 +393,7 @@ type Body = (Vec<[f64; 3]>, Vec<SnapshotRecord>, Extensions);
 fn parse_body(header: &SnapshotHeader, body: &[u8]) -> Result<Body, DecodeError> {
     let origin_count = usize::from(header.origin_count);
     let table = origin_count * ORIGIN_BYTES;
-    let stream_end = table
-        .checked_add(header.bitstream_bytes as usize)
-        .unwrap_or(usize::MAX);
+    let stream_end = table.saturating_add(header.bitstream_bytes as usize);
     if body.len() < stream_end {
         return Err(DecodeError::TooShort {
             msg: MSG,
@@ -554,8 +552,7 @@ mod tests {
             } else {
                 RecordKind::DELTA
             };
-            snap.records
-                .push(SnapshotRecord::quantize(&s, oi, o, kind));
+            snap.records.push(SnapshotRecord::quantize(&s, oi, o, kind));
         }
         let mut ext = Extensions::new();
         ext.push(&Ext::SnapshotPeerCount(3)).expect("fits");
@@ -594,7 +591,12 @@ mod tests {
         w.push(e.origin, &e.full).expect("fits");
         let mut out = Vec::new();
         let size = w
-            .finish(5, &Extensions::new(), Compression::WhenSmaller { level: 1 }, &mut out)
+            .finish(
+                5,
+                &Extensions::new(),
+                Compression::WhenSmaller { level: 1 },
+                &mut out,
+            )
             .expect("ok");
         // One record: far below 128 bytes, stays raw and byte-identical to Off.
         assert!(!size.compressed);
@@ -650,7 +652,10 @@ mod tests {
         let (snap, _) = WorldSnapshot::decode(&out).expect("decodes");
         assert_eq!(snap.records.len(), 2);
         assert_eq!(snap.records[0].idx, 2);
-        assert_eq!(snap.origins[snap.records[1].origin_index as usize], a.origin);
+        assert_eq!(
+            snap.origins[snap.records[1].origin_index as usize],
+            a.origin
+        );
         let p = snap.records[0].position_m(snap.origins[snap.records[0].origin_index as usize]);
         assert_eq!(p, [70_000.0, 1000.0, -70_000.0]);
     }

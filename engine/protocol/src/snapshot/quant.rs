@@ -198,7 +198,10 @@ mod tests {
         assert_eq!(q.largest, 1);
         assert!(q.comps[0] < 0 && q.comps[1] < 0 && q.comps[2] < 0);
         assert_eq!(QuatCode::encode([0.0; 4]), QuatCode::IDENTITY);
-        assert_eq!(QuatCode::encode([f64::NAN, 0.0, 0.0, 1.0]), QuatCode::IDENTITY);
+        assert_eq!(
+            QuatCode::encode([f64::NAN, 0.0, 0.0, 1.0]),
+            QuatCode::IDENTITY
+        );
     }
 
     #[test]

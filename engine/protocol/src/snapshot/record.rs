@@ -128,7 +128,10 @@ pub struct EntityState {
 pub enum RecordError {
     Truncated,
     BadVarint(VarintError),
-    OriginIndexOutOfRange { origin_index: u32, origin_count: usize },
+    OriginIndexOutOfRange {
+        origin_index: u32,
+        origin_count: usize,
+    },
 }
 
 impl From<Truncated> for RecordError {
@@ -488,7 +491,11 @@ mod tests {
         for full in [false, true] {
             for generation in [false, true] {
                 for omega in [false, true] {
-                    let kind = RecordKind { full, generation, omega };
+                    let kind = RecordKind {
+                        full,
+                        generation,
+                        omega,
+                    };
                     let rec = SnapshotRecord::quantize(&s, 3, o, kind);
                     assert_eq!(round_trip(&rec), rec, "{kind:?}");
                 }
@@ -500,7 +507,12 @@ mod tests {
     fn si_values_are_within_half_a_step() {
         let s = sample_state();
         let o = super::super::quant::origin_for(s.position);
-        let rec = round_trip(&SnapshotRecord::quantize(&s, 0, o, RecordKind::FULL.with_omega()));
+        let rec = round_trip(&SnapshotRecord::quantize(
+            &s,
+            0,
+            o,
+            RecordKind::FULL.with_omega(),
+        ));
         for i in 0..3 {
             assert!((rec.position_m(o)[i] - s.position[i]).abs() <= POS_STEP_M / 2.0);
             assert!((rec.velocity_mps()[i] - s.velocity[i]).abs() <= VEL_STEP / 2.0);
@@ -519,7 +531,10 @@ mod tests {
         s.engine_fail_flags = 0xFF;
         let rec = SnapshotRecord::quantize(&s, 0, [0.0; 3], RecordKind::DELTA);
         assert_eq!(rec.velocity, [131_071, -131_072, 0]);
-        assert_eq!((rec.throttle, rec.damage_level, rec.engine_fail_flags), (100, 7, 0x1F));
+        assert_eq!(
+            (rec.throttle, rec.damage_level, rec.engine_fail_flags),
+            (100, 7, 0x1F)
+        );
         // Position 70 km from a zero origin still fits (±262 km).
         assert_eq!(rec.position[0], 560_000);
     }
