@@ -22,3 +22,4 @@ pub mod schema;
 pub mod spawn;
 pub mod state;
 pub mod table;
+pub mod validate;

@@ -154,3 +154,45 @@ pub fn summary(model_path: &Path) -> anyhow::Result<String> {
     }
     Ok(s)
 }
+
+/// Outcome of validating one or more files.
+#[derive(Debug, Clone, Default)]
+pub struct ValidationReport {
+    /// One line per problem, errors and warnings, in file order.
+    pub lines: Vec<String>,
+    /// Number of errors (a file that fails to parse counts as one).
+    pub errors: usize,
+    /// Number of warnings.
+    pub warnings: usize,
+    /// Files checked.
+    pub files: usize,
+}
+
+/// Validates flight-model files: schema (parse errors, unknown keys) then physical checks.
+pub fn validate_files(paths: &[std::path::PathBuf]) -> ValidationReport {
+    use fl_flight::validate::{Severity, validate};
+    let mut r = ValidationReport::default();
+    for p in paths {
+        r.files += 1;
+        match read_flight_model(p) {
+            Err(e) => {
+                r.lines.push(format!("error: {e}"));
+                r.errors += 1;
+            }
+            Ok(parsed) => {
+                for w in &parsed.warnings {
+                    r.lines.push(format!("{}:{}: warning: `{}`: {}", w.file.display(), w.line, w.key, w.message));
+                    r.warnings += 1;
+                }
+                for f in validate(&parsed.value) {
+                    match f.severity {
+                        Severity::Error => r.errors += 1,
+                        Severity::Warning => r.warnings += 1,
+                    }
+                    r.lines.push(f.to_string());
+                }
+            }
+        }
+    }
+    r
+}

@@ -328,8 +328,9 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     let mut root = Tbl::root(doc.as_table());
     let c = &mut ctx;
 
-    if root.table(c, "expect")?.is_some() || doc.as_table().get("expect").is_some_and(|i| i.is_array_of_tables()) {
-        return Err(c.err("expect", 1, "this is an expectation file (*.expect.toml), not a flight model"));
+    if let Some(item) = doc.as_table().get("expect") {
+        let line = c.line(item.span()).max(1);
+        return Err(c.err("expect", line, "this is an expectation file (*.expect.toml), not a flight model"));
     }
 
     // [aircraft]
