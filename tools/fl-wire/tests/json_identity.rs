@@ -81,7 +81,7 @@ fn snapshot_records_are_in_si_units() {
         position: [70_000.5, 1_200.25, -3.0],
         orientation: [0.0, 0.0, 0.0, 1.0],
         velocity: [250.0, 0.0, -15.625],
-        omega: [0.25, 0.0, 0.0],
+        omega: [0.3125, 0.0, 0.0],
         throttle_pct: 90,
         fuel_pct: 40,
         ab_engaged: true,
@@ -106,7 +106,7 @@ fn snapshot_records_are_in_si_units() {
     let r = &v["records"][0];
     assert_eq!(r["position"], serde_json::json!([70_000.5, 1_200.25, -3.0]));
     assert_eq!(r["velocity"], serde_json::json!([250.0, 0.0, -15.625]));
-    assert_eq!(r["omega"], serde_json::json!([0.25, 0.0, 0.0]));
+    assert_eq!(r["omega"], serde_json::json!([0.3125, 0.0, 0.0]));
     assert_eq!(r["orientation"], serde_json::json!([0.0, 0.0, 0.0, 1.0]));
     assert_eq!(r["full"], true);
     assert_eq!(r["gen"], 3);
