@@ -49,5 +49,6 @@ pub fn load(path: &Path) -> AircraftModel {
 
 /// Our own test aircraft (always available).
 pub fn test_jet() -> AircraftModel {
-    load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test_jet.toml"))
+    // Both crates that include this file sit two levels below the workspace root.
+    load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engine/flight/tests/data/test_jet.toml"))
 }
