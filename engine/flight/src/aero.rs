@@ -97,7 +97,9 @@ pub fn lift_drag(m: &AircraftModel, alpha: f64, mach: f64, cfg: &AeroConfig) -> 
         cd_clean = cd_clean.max(CD_FLAT_PLATE * s * s);
     }
     let cd_wave = m.cd_wave.as_ref().map_or(0.0, |t| t.eval(mach));
-    let (fl_cl, fl_cd) = m.flaps.map_or((0.0, 0.0), |f| (f.cl * cfg.flaps, f.cd * cfg.flaps));
+    let (fl_cl, fl_cd) = m
+        .flaps
+        .map_or((0.0, 0.0), |f| (f.cl * cfg.flaps, f.cd * cfg.flaps));
     LiftDrag {
         cl_wing,
         cl_devices: m.speedbrake_cl * cfg.speedbrake + fl_cl,
@@ -187,7 +189,11 @@ pub fn moments(m: &AircraftModel, i: &MomentInput) -> MomentTerms {
 pub fn elevator_from_command(m: &AircraftModel, pitch: f64) -> f64 {
     let p = pitch.clamp(-1.0, 1.0);
     // Nose-up needs trailing edge UP, i.e. negative NACA deflection.
-    if p >= 0.0 { -p * m.elevator_up_rad } else { -p * m.elevator_down_rad }
+    if p >= 0.0 {
+        -p * m.elevator_up_rad
+    } else {
+        -p * m.elevator_down_rad
+    }
 }
 
 /// Aileron deflection (+ rolls right) for a normalised roll command.

@@ -35,7 +35,11 @@ pub struct FlatFloor {
 
 impl Floor for FlatFloor {
     fn sample(&self, planet: &Planet, p: Vec3) -> FloorSample {
-        FloorSample { height_m: self.height_m, normal: planet.up(p), velocity: Vec3::ZERO }
+        FloorSample {
+            height_m: self.height_m,
+            normal: planet.up(p),
+            velocity: Vec3::ZERO,
+        }
     }
 }
 
@@ -45,7 +49,11 @@ pub struct NoFloor;
 
 impl Floor for NoFloor {
     fn sample(&self, planet: &Planet, p: Vec3) -> FloorSample {
-        FloorSample { height_m: f64::NEG_INFINITY, normal: planet.up(p), velocity: Vec3::ZERO }
+        FloorSample {
+            height_m: f64::NEG_INFINITY,
+            normal: planet.up(p),
+            velocity: Vec3::ZERO,
+        }
     }
 }
 
@@ -79,10 +87,17 @@ impl WindField {
                 } else if altitude_m >= p[n - 1].0 {
                     p[n - 1].1
                 } else {
-                    let i = p.partition_point(|(a, _)| *a <= altitude_m).saturating_sub(1).min(n - 2);
+                    let i = p
+                        .partition_point(|(a, _)| *a <= altitude_m)
+                        .saturating_sub(1)
+                        .min(n - 2);
                     let (a0, w0) = p[i];
                     let (a1, w1) = p[i + 1];
-                    let t = if a1 > a0 { (altitude_m - a0) / (a1 - a0) } else { 0.0 };
+                    let t = if a1 > a0 {
+                        (altitude_m - a0) / (a1 - a0)
+                    } else {
+                        0.0
+                    };
                     w0 + (w1 - w0) * t
                 }
             }
@@ -107,7 +122,9 @@ fn splitmix(mut z: u64) -> u64 {
 /// A hashed value in [−1, 1] for (entity, knot, axis, octave).
 #[inline]
 fn knot_value(entity: u32, knot: u64, axis: u64, octave: u64) -> f64 {
-    let h = splitmix(knot ^ (u64::from(entity) << 40) ^ (axis << 36) ^ (octave << 34) ^ 0x5eed_f11e_u64);
+    let h = splitmix(
+        knot ^ (u64::from(entity) << 40) ^ (axis << 36) ^ (octave << 34) ^ 0x5eed_f11e_u64,
+    );
     (h >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
 }
 
@@ -129,7 +146,8 @@ pub fn turbulence(entity: u32, tick: u64, amplitude_m_s: f64) -> Vec3 {
     if amplitude_m_s == 0.0 || !amplitude_m_s.is_finite() {
         return Vec3::ZERO;
     }
-    let axis = |a: u64| 0.8 * octave(entity, tick, a, 0, 120) + 0.45 * octave(entity, tick, a, 1, 30);
+    let axis =
+        |a: u64| 0.8 * octave(entity, tick, a, 0, 120) + 0.45 * octave(entity, tick, a, 1, 30);
     Vec3::new(axis(0), 0.5 * axis(1), axis(2)) * amplitude_m_s
 }
 

@@ -17,7 +17,13 @@ pub const LOOP_ZETA: f64 = 0.9;
 
 /// The alpha (rad) on the lift curve's rising branch, at `mach`, whose lift coefficient is
 /// `cl_needed`; the branch ends (alpha of peak CL, or of the minimum for negative CL) clamp it.
-fn alpha_for_cl(m: &AircraftModel, mach: f64, cfg: &AeroConfig, cl_needed: f64, positive: bool) -> f64 {
+fn alpha_for_cl(
+    m: &AircraftModel,
+    mach: f64,
+    cfg: &AeroConfig,
+    cl_needed: f64,
+    positive: bool,
+) -> f64 {
     let rows = m.cl.rows();
     let cl = |a: f64| lift_drag(m, a, mach, cfg).cl();
     // Find the peak (or trough) node and walk toward it from the zero-lift region.
@@ -58,7 +64,13 @@ fn alpha_for_cl(m: &AircraftModel, mach: f64, cfg: &AeroConfig, cl_needed: f64, 
 }
 
 /// The permitted alpha band (rad) at the current condition.
-pub fn alpha_band(m: &AircraftModel, mach: f64, qs: f64, weight_n: f64, cfg: &AeroConfig) -> (f64, f64) {
+pub fn alpha_band(
+    m: &AircraftModel,
+    mach: f64,
+    qs: f64,
+    weight_n: f64,
+    cfg: &AeroConfig,
+) -> (f64, f64) {
     if qs <= 1.0 {
         let cap = m.alpha_limit.unwrap_or(m.alpha_max);
         return (-cap, cap);
@@ -78,7 +90,15 @@ pub fn alpha_band(m: &AircraftModel, mach: f64, qs: f64, weight_n: f64, cfg: &Ae
 /// current `qSc/Iyy`), and solves for the elevator that produces it given the airframe's own
 /// moment `cm_rest` (stiffness, damping, devices) at the current state. The pilot's command is
 /// only ever cut back towards that elevator, never amplified.
-pub fn limit_elevator(m: &AircraftModel, de_cmd: f64, alpha: f64, alpha_rate: f64, band: (f64, f64), cm_rest: f64, qsc_over_iyy: f64) -> f64 {
+pub fn limit_elevator(
+    m: &AircraftModel,
+    de_cmd: f64,
+    alpha: f64,
+    alpha_rate: f64,
+    band: (f64, f64),
+    cm_rest: f64,
+    qsc_over_iyy: f64,
+) -> f64 {
     if m.cm_de == 0.0 || qsc_over_iyy <= 0.0 {
         return de_cmd;
     }

@@ -27,7 +27,10 @@ impl Default for Planet {
 impl Planet {
     /// The sim's Earth: radius 6,371 km and μ chosen so surface gravity is exactly standard g.
     pub fn earth() -> Self {
-        Planet { radius_m: EARTH_RADIUS_M, mu: G0 * EARTH_RADIUS_M * EARTH_RADIUS_M }
+        Planet {
+            radius_m: EARTH_RADIUS_M,
+            mu: G0 * EARTH_RADIUS_M * EARTH_RADIUS_M,
+        }
     }
 
     /// The planet's centre in world coordinates.

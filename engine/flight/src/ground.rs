@@ -69,7 +69,7 @@ fn point_force(
     let world = s.position + s.naca_to_world(p.r);
     let f: FloorSample = floor.sample(planet, world);
     let pen = f.height_m - planet.altitude(world);
-    if !(pen > 0.0) {
+    if pen.is_nan() || pen <= 0.0 {
         return None;
     }
     let n = s.world_to_naca(f.normal).normalize_or_zero();
@@ -79,7 +79,11 @@ fn point_force(
     let vt = v - n * vn;
     let (fwd, mu_long, mu_side) = match p.wheel {
         Some((w, steer)) => {
-            let dir = if w.steerable { Vec3::new(crate::math::cos(steer), crate::math::sin(steer), 0.0) } else { Vec3::new(1.0, 0.0, 0.0) };
+            let dir = if w.steerable {
+                Vec3::new(crate::math::cos(steer), crate::math::sin(steer), 0.0)
+            } else {
+                Vec3::new(1.0, 0.0, 0.0)
+            };
             let mu_long = MU_ROLL + if w.braked { MU_BRAKE * brake } else { 0.0 };
             ((dir - n * dir.dot(n)).normalize_or_zero(), mu_long, MU_SIDE)
         }
@@ -111,7 +115,11 @@ pub fn contact(
     let g = &m.gear;
     let ground_speed = s.velocity.length();
     // Nosewheel authority fades with speed: full below 15 m/s, 20% above 50 m/s.
-    let fade = if ground_speed <= 15.0 { 1.0 } else { (1.0 - 0.8 * (ground_speed - 15.0) / 35.0).max(0.2) };
+    let fade = if ground_speed <= 15.0 {
+        1.0
+    } else {
+        (1.0 - 0.8 * (ground_speed - 15.0) / 35.0).max(0.2)
+    };
     let steer = c.yaw * g.max_steer_rad * fade;
     let k_total: f64 = g.wheels.iter().map(|w| w.k).sum();
     if s.gear >= 0.99 {
@@ -134,7 +142,8 @@ pub fn contact(
     // Airframe skids: a spring-damper tuned to the point's effective mass (the mass the floor
     // "feels" there, lever arms included), so a nose or wingtip contact stays stable at 60 Hz.
     for hp in &g.hard_points {
-        let m_eff = 1.0 / (1.0 / mass + hp[1] * hp[1] / m.inertia.ixx + hp[0] * hp[0] / m.inertia.iyy);
+        let m_eff =
+            1.0 / (1.0 / mass + hp[1] * hp[1] / m.inertia.ixx + hp[0] * hp[0] / m.inertia.iyy);
         let k = m_eff * SKID_OMEGA * SKID_OMEGA;
         let p = Point {
             r: Vec3::new(hp[0], hp[1], hp[2]),
@@ -159,7 +168,10 @@ pub fn judge(m: &AircraftModel, contact: &Contact, was_on_wheels: bool) -> Optio
     if contact.wheels != 0 && !was_on_wheels && contact.wheel_sink_m_s > m.gear.max_sink_rate_m_s {
         return Some(CrashKind::GearCollapse);
     }
-    if contact.skid && (contact.skid_sink_m_s > SKID_MAX_SINK_M_S || contact.skid_speed_m_s > BELLY_MAX_SPEED_M_S) {
+    if contact.skid
+        && (contact.skid_sink_m_s > SKID_MAX_SINK_M_S
+            || contact.skid_speed_m_s > BELLY_MAX_SPEED_M_S)
+    {
         return Some(CrashKind::Impact);
     }
     None
@@ -168,5 +180,9 @@ pub fn judge(m: &AircraftModel, contact: &Contact, was_on_wheels: bool) -> Optio
 /// True when the CG itself is below the floor (the airframe is buried: always an impact).
 pub fn buried(s: &AircraftState, floor: &dyn Floor, planet: &Planet) -> Option<FloorSample> {
     let f = floor.sample(planet, s.position);
-    if planet.altitude(s.position) < f.height_m { Some(f) } else { None }
+    if planet.altitude(s.position) < f.height_m {
+        Some(f)
+    } else {
+        None
+    }
 }

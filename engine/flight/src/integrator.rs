@@ -14,7 +14,8 @@
 //! fastest damped mode, is checked in the tests for every pack aircraft across the envelope.
 
 use crate::aero::{
-    AeroConfig, MomentInput, aileron_from_command, elevator_from_command, lift_drag, moments, rudder_from_command,
+    AeroConfig, MomentInput, aileron_from_command, elevator_from_command, lift_drag, moments,
+    rudder_from_command,
 };
 use crate::atmosphere::{G0, P0, isa};
 use crate::env::{Floor, WindField};
@@ -50,7 +51,11 @@ pub struct StepEnv<'a> {
 
 impl std::fmt::Debug for StepEnv<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StepEnv").field("tick", &self.tick).field("entity", &self.entity).field("aero", &self.aero).finish()
+        f.debug_struct("StepEnv")
+            .field("tick", &self.tick)
+            .field("entity", &self.entity)
+            .field("aero", &self.aero)
+            .finish()
     }
 }
 
@@ -100,7 +105,10 @@ pub fn air_data(s: &AircraftState, env: &StepEnv<'_>) -> AirData {
     let v_air = s.world_to_naca(s.velocity - wind);
     let tas = v_air.length();
     let (alpha, beta) = if tas > 1e-6 {
-        (atan2(v_air.z, v_air.x), asin((v_air.y / tas).clamp(-1.0, 1.0)))
+        (
+            atan2(v_air.z, v_air.x),
+            asin((v_air.y / tas).clamp(-1.0, 1.0)),
+        )
     } else {
         (0.0, 0.0)
     };
@@ -120,7 +128,11 @@ pub fn air_data(s: &AircraftState, env: &StepEnv<'_>) -> AirData {
 
 #[inline]
 fn slew(x: f64, target: f64, max_delta: f64) -> f64 {
-    if target > x { (x + max_delta).min(target) } else { (x - max_delta).max(target) }
+    if target > x {
+        (x + max_delta).min(target)
+    } else {
+        (x - max_delta).max(target)
+    }
 }
 
 #[inline]
@@ -129,12 +141,21 @@ fn rate_for(time_s: f64) -> f64 {
 }
 
 /// Advances `s` by one tick of [`DT`] under `controls`.
-pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: &StepEnv<'_>) -> StepEvents {
+pub fn step(
+    m: &AircraftModel,
+    s: &mut AircraftState,
+    controls: &Controls,
+    env: &StepEnv<'_>,
+) -> StepEvents {
     let mut ev = StepEvents::default();
     let c = controls.sanitized();
     if s.crashed.is_some() {
         let f = env.floor.sample(env.planet, s.position);
-        s.velocity = if f.velocity.is_finite() { f.velocity } else { Vec3::ZERO };
+        s.velocity = if f.velocity.is_finite() {
+            f.velocity
+        } else {
+            Vec3::ZERO
+        };
         s.position += s.velocity * DT;
         s.body_rates = Vec3::ZERO;
         s.spool = 0.0;
@@ -143,8 +164,16 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
     }
 
     // ── Actuators ──────────────────────────────────────────────────────────────────────────
-    s.gear = slew(s.gear, if c.gear_down { 1.0 } else { 0.0 }, rate_for(m.gear.transit_time_s));
-    s.speedbrake = slew(s.speedbrake, if c.speedbrake { 1.0 } else { 0.0 }, rate_for(m.speedbrake_time_s));
+    s.gear = slew(
+        s.gear,
+        if c.gear_down { 1.0 } else { 0.0 },
+        rate_for(m.gear.transit_time_s),
+    );
+    s.speedbrake = slew(
+        s.speedbrake,
+        if c.speedbrake { 1.0 } else { 0.0 },
+        rate_for(m.speedbrake_time_s),
+    );
     s.flaps = match m.flaps {
         Some(f) => slew(s.flaps, c.flaps, rate_for(f.transit_time_s)),
         None => 0.0,
@@ -153,18 +182,41 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
     // ── Air data ───────────────────────────────────────────────────────────────────────────
     let ad = air_data(s, env);
     if let Some(sw) = &m.sweep {
-        let target = c.sweep_deg.unwrap_or_else(|| sw.scheduled(ad.mach)).clamp(sw.min_deg, sw.max_deg);
-        s.sweep_deg = slew(s.sweep_deg.clamp(sw.min_deg, sw.max_deg), target, sw.rate_deg_s * DT);
+        let target = c
+            .sweep_deg
+            .unwrap_or_else(|| sw.scheduled(ad.mach))
+            .clamp(sw.min_deg, sw.max_deg);
+        s.sweep_deg = slew(
+            s.sweep_deg.clamp(sw.min_deg, sw.max_deg),
+            target,
+            sw.rate_deg_s * DT,
+        );
     }
 
     // ── Engine ─────────────────────────────────────────────────────────────────────────────
     let has_fuel = s.fuel_kg > 0.0;
-    let (spool, ab) = spool_step(m, s.spool, s.afterburner, c.throttle, c.afterburner, has_fuel, DT);
+    let (spool, ab) = spool_step(
+        m,
+        s.spool,
+        s.afterburner,
+        c.throttle,
+        c.afterburner,
+        has_fuel,
+        DT,
+    );
     s.spool = spool;
     s.afterburner = ab;
-    let burn = if has_fuel { fuel_flow(&m.engine, spool, ab) * DT } else { 0.0 };
+    let burn = if has_fuel {
+        fuel_flow(&m.engine, spool, ab) * DT
+    } else {
+        0.0
+    };
     s.fuel_kg = (s.fuel_kg - burn).max(0.0);
-    let t_n = if env.aero && has_fuel { thrust(&m.engine, ad.mach, ad.altitude_m, spool, ab) } else { 0.0 };
+    let t_n = if env.aero && has_fuel {
+        thrust(&m.engine, ad.mach, ad.altitude_m, spool, ab)
+    } else {
+        0.0
+    };
     let mass = m.mass(s.fuel_kg, s.payload_kg);
 
     // ── Surfaces and FBW ───────────────────────────────────────────────────────────────────
@@ -187,7 +239,11 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
         let alpha_rate = q + (s.specific_force.z + g_body.z) / ad.tas.max(MIN_AIRSPEED);
         let flaps_cm = m.flaps.map_or(0.0, |f| f.cm * s.flaps);
         let a = ad.alpha;
-        let rest = m.cm0 + m.cm_alpha * a + m.cm_q.eval(a) * q_hat + m.cm_speedbrake * s.speedbrake + flaps_cm;
+        let rest = m.cm0
+            + m.cm_alpha * a
+            + m.cm_q.eval(a) * q_hat
+            + m.cm_speedbrake * s.speedbrake
+            + flaps_cm;
         let kappa = qs * m.mac_m / m.inertia.iyy;
         de = fbw::limit_elevator(m, de, a, alpha_rate, band, rest, kappa);
     }
@@ -195,7 +251,11 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
     let dr = rudder_from_command(m, c.yaw);
     s.surfaces = Vec3::new(de, da, dr);
     if let Some(tvc) = &m.tvc {
-        let target = if c.pitch >= 0.0 { c.pitch * tvc.max_rad } else { -c.pitch * tvc.min_rad };
+        let target = if c.pitch >= 0.0 {
+            c.pitch * tvc.max_rad
+        } else {
+            -c.pitch * tvc.min_rad
+        };
         s.nozzle_rad = slew(s.nozzle_rad, target, tvc.rate_rad_s * DT);
     }
 
@@ -227,9 +287,16 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
                     flaps: s.flaps,
                 },
             );
-            moment += Vec3::new(mt.cl() * qs * m.span_m, mt.cm() * qs * m.mac_m, mt.cn() * qs * m.span_m);
+            moment += Vec3::new(
+                mt.cl() * qs * m.span_m,
+                mt.cm() * qs * m.mac_m,
+                mt.cn() * qs * m.span_m,
+            );
         }
-        let (sn, cn) = (crate::math::sin(s.nozzle_rad), crate::math::cos(s.nozzle_rad));
+        let (sn, cn) = (
+            crate::math::sin(s.nozzle_rad),
+            crate::math::cos(s.nozzle_rad),
+        );
         force += Vec3::new(t_n * cn, 0.0, t_n * sn);
         if let Some(tvc) = &m.tvc {
             moment.y += tvc.arm_m * t_n * sn;
@@ -254,10 +321,12 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
     let iw = m.inertia.apply(w);
     let h = Vec3::new(iw[0] + m.engine_h, iw[1], iw[2]);
     let gyro = s.body_rates.cross(h);
-    let wdot = m.inertia.solve([moment.x - gyro.x, moment.y - gyro.y, moment.z - gyro.z]);
+    let wdot = m
+        .inertia
+        .solve([moment.x - gyro.x, moment.y - gyro.y, moment.z - gyro.z]);
     s.body_rates += Vec3::new(wdot[0], wdot[1], wdot[2]) * DT;
     let dq = Quat::from_rotation_vector(from_naca(s.body_rates * DT));
-    s.orientation = s.orientation.mul(dq).normalize();
+    s.orientation = s.orientation.then(dq).normalize();
 
     // ── Contact judgement ──────────────────────────────────────────────────────────────────
     s.wheels_on_ground = contact.wheels;
@@ -278,8 +347,16 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
     if !(s.is_finite()) {
         // Never let a non-finite value escape a step: treat it as the loss of the aircraft.
         crash = Some(CrashKind::Impact);
-        s.position = if s.position.is_finite() { s.position } else { Vec3::ZERO };
-        s.orientation = if s.orientation.is_finite() { s.orientation } else { Quat::IDENTITY };
+        s.position = if s.position.is_finite() {
+            s.position
+        } else {
+            Vec3::ZERO
+        };
+        s.orientation = if s.orientation.is_finite() {
+            s.orientation
+        } else {
+            Quat::IDENTITY
+        };
     }
     if let Some(k) = crash {
         let f = env.floor.sample(env.planet, s.position);
@@ -288,7 +365,11 @@ pub fn step(m: &AircraftModel, s: &mut AircraftState, controls: &Controls, env: 
             let alt = env.planet.altitude(s.position);
             s.position += up * (f.height_m - alt);
         }
-        s.velocity = if f.velocity.is_finite() { f.velocity } else { Vec3::ZERO };
+        s.velocity = if f.velocity.is_finite() {
+            f.velocity
+        } else {
+            Vec3::ZERO
+        };
         s.body_rates = Vec3::ZERO;
         s.crashed = Some(k);
         ev.crashed = Some(k);
@@ -357,15 +438,25 @@ pub fn calibrated_airspeed(mach: f64, pressure_pa: f64) -> f64 {
     let qc = if mach < 1.0 {
         pressure_pa * (crate::math::pow(1.0 + 0.2 * mach * mach, 3.5) - 1.0)
     } else {
-        pressure_pa * (166.921_58 * crate::math::pow(mach, 7.0) / crate::math::pow(7.0 * mach * mach - 1.0, 2.5) - 1.0)
+        pressure_pa
+            * (166.921_58 * crate::math::pow(mach, 7.0)
+                / crate::math::pow(7.0 * mach * mach - 1.0, 2.5)
+                - 1.0)
     };
     let ratio = qc / P0;
-    let sub = a0 * (5.0 * (crate::math::pow(ratio + 1.0, 2.0 / 7.0) - 1.0)).max(0.0).sqrt();
+    let sub = a0
+        * (5.0 * (crate::math::pow(ratio + 1.0, 2.0 / 7.0) - 1.0))
+            .max(0.0)
+            .sqrt();
     if sub <= a0 {
         return sub;
     }
     // Supersonic relative to sea-level sound speed: invert the Rayleigh relation by bisection.
-    let f = |m: f64| 166.921_58 * crate::math::pow(m, 7.0) / crate::math::pow(7.0 * m * m - 1.0, 2.5) - 1.0 - ratio;
+    let f = |m: f64| {
+        166.921_58 * crate::math::pow(m, 7.0) / crate::math::pow(7.0 * m * m - 1.0, 2.5)
+            - 1.0
+            - ratio
+    };
     let (mut lo, mut hi) = (1.0, 20.0);
     for _ in 0..80 {
         let mid = 0.5 * (lo + hi);
@@ -406,7 +497,8 @@ pub fn outputs(m: &AircraftModel, s: &AircraftState, env: &StepEnv<'_>) -> Fligh
         surfaces_deg: s.surfaces * (180.0 / std::f64::consts::PI),
         stalled: ad.alpha.abs() > m.alpha_stall,
         over_g: n > m.max_g || n < m.min_g,
-        overspeed: (m.max_mach > 0.0 && ad.mach > m.max_mach) || m.max_eas_mps.is_some_and(|v| eas > v),
+        overspeed: (m.max_mach > 0.0 && ad.mach > m.max_mach)
+            || m.max_eas_mps.is_some_and(|v| eas > v),
         on_ground: s.wheels_on_ground != 0,
         crashed: s.crashed.is_some(),
     }

@@ -55,9 +55,17 @@ pub struct Vec3 {
 
 impl Vec3 {
     /// The zero vector.
-    pub const ZERO: Vec3 = Vec3 { x: 0.0, y: 0.0, z: 0.0 };
+    pub const ZERO: Vec3 = Vec3 {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+    };
     /// World up at the reference point (Y up).
-    pub const Y: Vec3 = Vec3 { x: 0.0, y: 1.0, z: 0.0 };
+    pub const Y: Vec3 = Vec3 {
+        x: 0.0,
+        y: 1.0,
+        z: 0.0,
+    };
 
     /// Builds a vector.
     #[inline]
@@ -87,7 +95,11 @@ impl Vec3 {
     #[inline]
     pub fn normalize_or_zero(self) -> Vec3 {
         let l = self.length();
-        if l > 1e-300 { self * (1.0 / l) } else { Vec3::ZERO }
+        if l > 1e-300 {
+            self * (1.0 / l)
+        } else {
+            Vec3::ZERO
+        }
     }
     /// True when every component is finite.
     #[inline]
@@ -158,18 +170,28 @@ impl Default for Quat {
 
 impl Quat {
     /// No rotation.
-    pub const IDENTITY: Quat = Quat { w: 1.0, x: 0.0, y: 0.0, z: 0.0 };
+    pub const IDENTITY: Quat = Quat {
+        w: 1.0,
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+    };
 
     /// Rotation of `angle` radians about a unit `axis`.
     pub fn from_axis_angle(axis: Vec3, angle: f64) -> Quat {
         let h = 0.5 * angle;
         let s = sin(h);
-        Quat { w: cos(h), x: axis.x * s, y: axis.y * s, z: axis.z * s }
+        Quat {
+            w: cos(h),
+            x: axis.x * s,
+            y: axis.y * s,
+            z: axis.z * s,
+        }
     }
 
-    /// Hamilton product `self * o` (apply `o` first, then `self`).
+    /// Hamilton product `self * o`: the rotation that applies `o` first, then `self`.
     #[inline]
-    pub fn mul(self, o: Quat) -> Quat {
+    pub fn then(self, o: Quat) -> Quat {
         Quat {
             w: self.w * o.w - self.x * o.x - self.y * o.y - self.z * o.z,
             x: self.w * o.x + self.x * o.w + self.y * o.z - self.z * o.y,
@@ -195,7 +217,12 @@ impl Quat {
     /// The inverse rotation of a unit quaternion.
     #[inline]
     pub fn conjugate(self) -> Quat {
-        Quat { w: self.w, x: -self.x, y: -self.y, z: -self.z }
+        Quat {
+            w: self.w,
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+        }
     }
 
     /// Renormalises to unit length (identity if degenerate).
@@ -203,7 +230,12 @@ impl Quat {
         let n = sqrt(self.w * self.w + self.x * self.x + self.y * self.y + self.z * self.z);
         if n > 1e-300 && n.is_finite() {
             let k = 1.0 / n;
-            Quat { w: self.w * k, x: self.x * k, y: self.y * k, z: self.z * k }
+            Quat {
+                w: self.w * k,
+                x: self.x * k,
+                y: self.y * k,
+                z: self.z * k,
+            }
         } else {
             Quat::IDENTITY
         }
@@ -214,7 +246,13 @@ impl Quat {
         let angle = theta.length();
         if angle < 1e-12 {
             // Second-order series; exact to rounding at this size.
-            Quat { w: 1.0, x: 0.5 * theta.x, y: 0.5 * theta.y, z: 0.5 * theta.z }.normalize()
+            Quat {
+                w: 1.0,
+                x: 0.5 * theta.x,
+                y: 0.5 * theta.y,
+                z: 0.5 * theta.z,
+            }
+            .normalize()
         } else {
             Quat::from_axis_angle(theta * (1.0 / angle), angle)
         }
@@ -244,7 +282,7 @@ mod tests {
         let a = Quat::from_axis_angle(Vec3::Y, 0.3);
         let b = Quat::from_axis_angle(Vec3::new(1.0, 0.0, 0.0), 0.7);
         let v = Vec3::new(0.2, -0.4, 0.9);
-        let composed = a.mul(b).rotate(v);
+        let composed = a.then(b).rotate(v);
         let stepwise = a.rotate(b.rotate(v));
         assert!((composed - stepwise).length() < 1e-14);
     }

@@ -44,7 +44,11 @@ impl Inertia {
     /// `I·ω` for ω = (p, q, r).
     #[inline]
     pub fn apply(&self, w: [f64; 3]) -> [f64; 3] {
-        [self.ixx * w[0] - self.ixz * w[2], self.iyy * w[1], -self.ixz * w[0] + self.izz * w[2]]
+        [
+            self.ixx * w[0] - self.ixz * w[2],
+            self.iyy * w[1],
+            -self.ixz * w[0] + self.izz * w[2],
+        ]
     }
     /// `I⁻¹·m`.
     #[inline]
@@ -113,7 +117,11 @@ impl SweepModel {
     #[inline]
     pub fn scales(&self, sweep_deg: f64) -> [f64; 3] {
         let span = self.max_deg - self.min_deg;
-        let t = if span > 0.0 { ((sweep_deg - self.min_deg) / span).clamp(0.0, 1.0) } else { 0.0 };
+        let t = if span > 0.0 {
+            ((sweep_deg - self.min_deg) / span).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         [
             self.spread[0] + (self.swept[0] - self.spread[0]) * t,
             self.spread[1] + (self.swept[1] - self.spread[1]) * t,
@@ -284,7 +292,10 @@ impl AircraftModel {
         }
         let det_xz = m.ixx_kg_m2 * m.izz_kg_m2 - m.ixz_kg_m2 * m.ixz_kg_m2;
         if det_xz <= 0.0 {
-            return Err(err("flight_model.ixz_kg_m2", "Ixz² must be below Ixx·Izz (the tensor is singular otherwise)"));
+            return Err(err(
+                "flight_model.ixz_kg_m2",
+                "Ixz² must be below Ixx·Izz (the tensor is singular otherwise)",
+            ));
         }
         let cl = t2(&d.cl_table, DEG, 1.0, 1.0);
         let alpha_min = d.cl_table.rows[0] * DEG;
@@ -309,14 +320,30 @@ impl AircraftModel {
         let mk = |share: f64, point: [f64; 3], steerable: bool, braked: bool| {
             let k = share * w_ref / s0;
             let mass_share = share * (m.mass_kg + m.fuel_kg);
-            Wheel { point, k, c: 2.0 * 0.8 * (k * mass_share).sqrt(), steerable, braked }
+            Wheel {
+                point,
+                k,
+                c: 2.0 * 0.8 * (k * mass_share).sqrt(),
+                steerable,
+                braked,
+            }
         };
         let z_ext = cg_h + s0;
         let gear = GearModel {
             wheels: [
                 mk(f_nose, [nose_x, 0.0, z_ext], true, false),
-                mk(0.5 * (1.0 - f_nose), [-main_x, -0.5 * track, z_ext], false, true),
-                mk(0.5 * (1.0 - f_nose), [-main_x, 0.5 * track, z_ext], false, true),
+                mk(
+                    0.5 * (1.0 - f_nose),
+                    [-main_x, -0.5 * track, z_ext],
+                    false,
+                    true,
+                ),
+                mk(
+                    0.5 * (1.0 - f_nose),
+                    [-main_x, 0.5 * track, z_ext],
+                    false,
+                    true,
+                ),
             ],
             hard_points: [
                 [0.0, 0.0, 0.45 * cg_h],
@@ -338,7 +365,13 @@ impl AircraftModel {
             wing_area_m2: m.wing_area_m2,
             span_m: m.wingspan_m,
             mac_m: mac,
-            inertia: Inertia { ixx: m.ixx_kg_m2, iyy: m.iyy_kg_m2, izz: m.izz_kg_m2, ixz: m.ixz_kg_m2, det_xz },
+            inertia: Inertia {
+                ixx: m.ixx_kg_m2,
+                iyy: m.iyy_kg_m2,
+                izz: m.izz_kg_m2,
+                ixz: m.ixz_kg_m2,
+                det_xz,
+            },
             engine_h: m.engine_ang_momentum,
             cl,
             cd_table: d.cd_table.as_ref().map(|t| t2(t, DEG, 1.0, 1.0)),

@@ -38,17 +38,48 @@ pub fn thrust(e: &EngineModel, mach: f64, alt_m: f64, spool: f64, ab: f64) -> f6
 /// pack's three-point model specifies).
 pub fn fuel_flow(e: &EngineModel, spool: f64, ab: f64) -> f64 {
     let dry = e.ff_idle + (e.ff_mil - e.ff_idle) * spool.clamp(0.0, 1.0);
-    if e.ab.is_some() { dry + (e.ff_ab - dry) * ab.clamp(0.0, 1.0) } else { dry }
+    if e.ab.is_some() {
+        dry + (e.ff_ab - dry) * ab.clamp(0.0, 1.0)
+    } else {
+        dry
+    }
 }
 
 /// Advances spool and afterburner one step toward the commands. Returns (spool, ab).
-pub fn spool_step(m: &AircraftModel, spool: f64, ab: f64, throttle: f64, ab_cmd: bool, has_fuel: bool, dt: f64) -> (f64, f64) {
+pub fn spool_step(
+    m: &AircraftModel,
+    spool: f64,
+    ab: f64,
+    throttle: f64,
+    ab_cmd: bool,
+    has_fuel: bool,
+    dt: f64,
+) -> (f64, f64) {
     let e = &m.engine;
-    let target = if has_fuel { throttle.clamp(0.0, 1.0) } else { 0.0 };
-    let k = if e.spool_time_s > dt { dt / e.spool_time_s } else { 1.0 };
+    let target = if has_fuel {
+        throttle.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let k = if e.spool_time_s > dt {
+        dt / e.spool_time_s
+    } else {
+        1.0
+    };
     let spool = spool + (target - spool) * k;
-    let ab_target = if has_fuel && ab_cmd && e.ab.is_some() && spool >= AB_MIN_SPOOL { 1.0 } else { 0.0 };
+    let ab_target = if has_fuel && ab_cmd && e.ab.is_some() && spool >= AB_MIN_SPOOL {
+        1.0
+    } else {
+        0.0
+    };
     let kab = dt / AB_TIME_CONSTANT_S;
     let ab = (ab + (ab_target - ab) * kab).clamp(0.0, 1.0);
-    (spool.clamp(0.0, 1.0), if ab < 1e-6 && ab_target == 0.0 { 0.0 } else { ab })
+    (
+        spool.clamp(0.0, 1.0),
+        if ab < 1e-6 && ab_target == 0.0 {
+            0.0
+        } else {
+            ab
+        },
+    )
 }

@@ -25,9 +25,20 @@ pub struct LevelTrim {
 /// Trims `m` in level flight at `altitude_m` and true airspeed `tas` with `fuel_kg` aboard, heading
 /// `heading_rad`, positioned above the world origin. `None` when the condition cannot be held on
 /// military power or the elevator cannot balance it.
-pub fn trim_level(m: &AircraftModel, planet: &Planet, altitude_m: f64, tas: f64, fuel_kg: f64, heading_rad: f64) -> Option<LevelTrim> {
+pub fn trim_level(
+    m: &AircraftModel,
+    planet: &Planet,
+    altitude_m: f64,
+    tas: f64,
+    fuel_kg: f64,
+    heading_rad: f64,
+) -> Option<LevelTrim> {
     let mass = m.mass(fuel_kg, 0.0);
-    let cond = Condition { altitude_m, mass_kg: mass, payload_cd0: 0.0 };
+    let cond = Condition {
+        altitude_m,
+        mass_kg: mass,
+        payload_cd0: 0.0,
+    };
     let t = Trimmer::new(m, &cond);
     // Iterate: alpha depends on thrust's normal component, which depends on the throttle.
     let mut throttle = 0.5;
@@ -41,7 +52,10 @@ pub fn trim_level(m: &AircraftModel, planet: &Planet, altitude_m: f64, tas: f64,
         let atm = t.atmosphere();
         let qs = 0.5 * atm.density_kg_m3 * tas * tas * m.wing_area_m2;
         let mach = t.mach(tas);
-        let cfg = AeroConfig { sweep_deg: m.sweep.as_ref().map_or(0.0, |s| s.scheduled(mach)), ..AeroConfig::default() };
+        let cfg = AeroConfig {
+            sweep_deg: m.sweep.as_ref().map_or(0.0, |s| s.scheduled(mach)),
+            ..AeroConfig::default()
+        };
         // Solve normal balance for alpha at this thrust by bisection on the rising branch.
         let (lo0, hi0) = (m.alpha_min, t.max_load(tas, Power::Military, None).1);
         let normal = |a: f64| lift_drag(m, a, mach, &cfg).cl() * qs + tn * sin(a) - t.weight();
@@ -76,26 +90,52 @@ pub fn trim_level(m: &AircraftModel, planet: &Planet, altitude_m: f64, tas: f64,
         throttle = th;
     }
     let de = -(m.cm0 + m.cm_alpha * alpha) / m.cm_de;
-    let pitch = if de <= 0.0 { -de / m.elevator_up_rad } else { -de / m.elevator_down_rad };
+    let pitch = if de <= 0.0 {
+        -de / m.elevator_up_rad
+    } else {
+        -de / m.elevator_down_rad
+    };
     if !(-1.0..=1.0).contains(&pitch) {
         return None;
     }
     let pos = Vec3::new(0.0, altitude_m, 0.0);
     let mut s = AircraftState::flying(pos, heading_rad, tas, fuel_kg);
     // Pitch the nose up by alpha about the body's right (engine +X) axis; velocity stays level.
-    s.orientation = s.orientation.mul(Quat::from_axis_angle(Vec3::new(1.0, 0.0, 0.0), alpha));
+    s.orientation = s
+        .orientation
+        .then(Quat::from_axis_angle(Vec3::new(1.0, 0.0, 0.0), alpha));
     s.spool = throttle;
     let _ = planet;
-    let controls = Controls { pitch, throttle, ..Controls::default() };
-    Some(LevelTrim { state: s, controls, alpha })
+    let controls = Controls {
+        pitch,
+        throttle,
+        ..Controls::default()
+    };
+    Some(LevelTrim {
+        state: s,
+        controls,
+        alpha,
+    })
 }
 
 /// An aircraft at rest on its gear on the floor under `(x, z)`, heading `heading_rad`, engine at
 /// idle, struts at static deflection.
-pub fn parked(m: &AircraftModel, planet: &Planet, floor: &dyn Floor, x: f64, z: f64, heading_rad: f64, fuel_kg: f64) -> AircraftState {
+pub fn parked(
+    m: &AircraftModel,
+    planet: &Planet,
+    floor: &dyn Floor,
+    x: f64,
+    z: f64,
+    heading_rad: f64,
+    fuel_kg: f64,
+) -> AircraftState {
     let probe = Vec3::new(x, 0.0, z);
     let f = floor.sample(planet, probe);
-    let ground = if f.height_m.is_finite() { f.height_m } else { 0.0 };
+    let ground = if f.height_m.is_finite() {
+        f.height_m
+    } else {
+        0.0
+    };
     let cg_h = m.gear.wheels[0].point[2] - m.gear.static_deflection_m;
     let up = planet.up(probe);
     let pos = probe + up * (ground - planet.altitude(probe) + cg_h);

@@ -194,10 +194,19 @@ impl AircraftState {
             }
         };
         let v3 = |v: Vec3| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()];
-        for x in v3(self.position).into_iter().chain(v3(self.velocity)).chain(v3(self.body_rates)) {
+        for x in v3(self.position)
+            .into_iter()
+            .chain(v3(self.velocity))
+            .chain(v3(self.body_rates))
+        {
             eat(x);
         }
-        for x in [self.orientation.w, self.orientation.x, self.orientation.y, self.orientation.z] {
+        for x in [
+            self.orientation.w,
+            self.orientation.x,
+            self.orientation.y,
+            self.orientation.z,
+        ] {
             eat(x.to_bits());
         }
         for x in [

@@ -44,7 +44,10 @@ impl Table1D {
     }
     /// A table that is `value` everywhere.
     pub fn constant(value: f64) -> Self {
-        Self { xs: vec![0.0], ys: vec![value] }
+        Self {
+            xs: vec![0.0],
+            ys: vec![value],
+        }
     }
     /// The breakpoints.
     pub fn xs(&self) -> &[f64] {
@@ -101,8 +104,16 @@ impl Table2D {
     #[inline]
     pub fn eval(&self, r: f64, c: f64) -> f64 {
         let nc = self.cols.len();
-        let (i, ti) = if self.rows.len() > 1 { locate(&self.rows, r) } else { (0, 0.0) };
-        let (j, tj) = if nc > 1 { locate(&self.cols, c) } else { (0, 0.0) };
+        let (i, ti) = if self.rows.len() > 1 {
+            locate(&self.rows, r)
+        } else {
+            (0, 0.0)
+        };
+        let (j, tj) = if nc > 1 {
+            locate(&self.cols, c)
+        } else {
+            (0, 0.0)
+        };
         let i1 = if self.rows.len() > 1 { i + 1 } else { i };
         let j1 = if nc > 1 { j + 1 } else { j };
         let v00 = self.values[i * nc + j];

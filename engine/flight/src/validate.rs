@@ -40,7 +40,14 @@ impl fmt::Display for Finding {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{}:{}: {sev}: `{}`: {}", self.file.display(), self.line, self.key, self.message)
+        write!(
+            f,
+            "{}:{}: {sev}: `{}`: {}",
+            self.file.display(),
+            self.line,
+            self.key,
+            self.message
+        )
     }
 }
 
@@ -55,7 +62,13 @@ struct Out<'a> {
 impl Out<'_> {
     fn push(&mut self, severity: Severity, key: &str, line: Option<usize>, message: String) {
         let line = line.unwrap_or_else(|| self.d.line_of(key));
-        self.v.push(Finding { severity, file: self.d.file.clone(), line, key: key.into(), message });
+        self.v.push(Finding {
+            severity,
+            file: self.d.file.clone(),
+            line,
+            key: key.into(),
+            message,
+        });
     }
     fn err(&mut self, key: &str, message: impl Into<String>) {
         self.push(Severity::Error, key, None, message.into());
@@ -76,25 +89,43 @@ impl Out<'_> {
     }
     fn sign(&mut self, key: &str, v: f64, negative: bool, why: &str) {
         if (negative && v >= 0.0) || (!negative && v <= 0.0) {
-            self.err(key, format!("must be {} ({why}), is {v}", if negative { "negative" } else { "positive" }));
+            self.err(
+                key,
+                format!(
+                    "must be {} ({why}), is {v}",
+                    if negative { "negative" } else { "positive" }
+                ),
+            );
         }
     }
 }
 
 fn check_damper(o: &mut Out<'_>, key: &str, t: &Option<Table1DDef>) {
-    if let Some(t) = t {
-        if let Some((i, v)) = t.values.iter().enumerate().find(|(_, v)| **v >= 0.0) {
-            o.err_at(&format!("{key}.values"), t.line.0, format!("entry {i} is {v}: a damping derivative must be negative at every alpha"));
-        }
+    if let Some(t) = t
+        && let Some((i, v)) = t.values.iter().enumerate().find(|(_, v)| **v >= 0.0)
+    {
+        o.err_at(
+            &format!("{key}.values"),
+            t.line.0,
+            format!("entry {i} is {v}: a damping derivative must be negative at every alpha"),
+        );
     }
 }
 
 fn nonneg_2d(o: &mut Out<'_>, key: &str, t: &Table2DDef, strictly: bool) {
-    if let Some((i, v)) = t.values.iter().enumerate().find(|(_, v)| if strictly { **v <= 0.0 } else { **v < 0.0 }) {
+    if let Some((i, v)) = t
+        .values
+        .iter()
+        .enumerate()
+        .find(|(_, v)| if strictly { **v <= 0.0 } else { **v < 0.0 })
+    {
         o.err_at(
             &format!("{key}.values"),
             t.line.0,
-            format!("entry {i} is {v}; every value must be {}", if strictly { "positive" } else { "non-negative" }),
+            format!(
+                "entry {i} is {v}; every value must be {}",
+                if strictly { "positive" } else { "non-negative" }
+            ),
         );
     }
 }
@@ -105,7 +136,10 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
     let m = &d.mass;
     o.positive("flight_model.mass_kg", m.mass_kg);
     if m.fuel_kg < 0.0 {
-        o.err("flight_model.fuel_kg", format!("must not be negative, is {}", m.fuel_kg));
+        o.err(
+            "flight_model.fuel_kg",
+            format!("must not be negative, is {}", m.fuel_kg),
+        );
     }
     for (k, v) in [
         ("flight_model.wing_area_m2", m.wing_area_m2),
@@ -118,25 +152,44 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
         o.positive(k, v);
     }
     if m.ixz_kg_m2 * m.ixz_kg_m2 >= m.ixx_kg_m2 * m.izz_kg_m2 {
-        o.err("flight_model.ixz_kg_m2", "Ixz² must be below Ixx·Izz (the inertia tensor is not positive definite)");
+        o.err(
+            "flight_model.ixz_kg_m2",
+            "Ixz² must be below Ixx·Izz (the inertia tensor is not positive definite)",
+        );
     }
     if m.mac_m > m.wingspan_m && m.wingspan_m > 0.0 {
-        o.warn("flight_model.mac_m", "mean aerodynamic chord exceeds the span");
+        o.warn(
+            "flight_model.mac_m",
+            "mean aerodynamic chord exceeds the span",
+        );
     }
     if d.aircraft.role == "fighter" && m.wing_area_m2 > 0.0 {
         let wl = (m.mass_kg + m.fuel_kg) / m.wing_area_m2;
         if !(150.0..=800.0).contains(&wl) {
-            o.warn("flight_model.mass_kg", format!("wing loading {wl:.0} kg/m² is outside the fighter band 150–800 (a unit slip?)"));
+            o.warn(
+                "flight_model.mass_kg",
+                format!(
+                    "wing loading {wl:.0} kg/m² is outside the fighter band 150–800 (a unit slip?)"
+                ),
+            );
         }
     }
 
     // Lift.
     let cl = &d.cl_table;
     if cl.rows.len() < 4 {
-        o.err_at("aero.cl_table.alpha", cl.line.0, format!("needs at least 4 alpha breakpoints, has {}", cl.rows.len()));
+        o.err_at(
+            "aero.cl_table.alpha",
+            cl.line.0,
+            format!("needs at least 4 alpha breakpoints, has {}", cl.rows.len()),
+        );
     }
     if cl.cols.len() < 2 {
-        o.warn_at("aero.cl_table.mach", cl.line.0, "a single Mach column gives no compressibility");
+        o.warn_at(
+            "aero.cl_table.mach",
+            cl.line.0,
+            "a single Mach column gives no compressibility",
+        );
     }
     let ncol = cl.cols.len();
     let (mut peak_i, mut peak) = (0usize, f64::NEG_INFINITY);
@@ -158,7 +211,11 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
         );
     }
     if cl.rows.iter().all(|a| *a > 0.0) || cl.rows.iter().all(|a| *a < 0.0) {
-        o.warn_at("aero.cl_table.alpha", cl.line.0, "alpha range does not include 0 deg");
+        o.warn_at(
+            "aero.cl_table.alpha",
+            cl.line.0,
+            "alpha range does not include 0 deg",
+        );
     }
 
     // Drag.
@@ -169,7 +226,11 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
     if let Some(t) = &d.cd_table {
         nonneg_2d(&mut o, "aero.cd_table", t, true);
         if t.rows.len() < 4 {
-            o.err_at("aero.cd_table.alpha", t.line.0, "needs at least 4 alpha breakpoints");
+            o.err_at(
+                "aero.cd_table.alpha",
+                t.line.0,
+                "needs at least 4 alpha breakpoints",
+            );
         }
     } else {
         o.positive("aero.drag_polar.cd0", dp.cd0);
@@ -177,37 +238,82 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
             o.err("aero.drag_polar.k", "must not be negative");
         }
     }
-    for (k, v) in [("aero.drag_polar.speedbrake_cd", dp.speedbrake_cd), ("aero.drag_polar.gear_cd", dp.gear_cd)] {
+    for (k, v) in [
+        ("aero.drag_polar.speedbrake_cd", dp.speedbrake_cd),
+        ("aero.drag_polar.gear_cd", dp.gear_cd),
+    ] {
         if v < 0.0 {
             o.err(k, format!("must not be negative, is {v}"));
         }
     }
     if let Some(w) = &d.cd_wave {
         if let Some((i, v)) = w.values.iter().enumerate().find(|(_, v)| **v < 0.0) {
-            o.err_at("aero.cd_wave.values", w.line.0, format!("entry {i} is {v}; wave drag cannot be negative"));
+            o.err_at(
+                "aero.cd_wave.values",
+                w.line.0,
+                format!("entry {i} is {v}; wave drag cannot be negative"),
+            );
         }
         if let Some(x) = w.xs.first()
             && *x < 0.0
         {
-            o.err_at("aero.cd_wave.mach", w.line.0, "Mach breakpoints must not be negative");
+            o.err_at(
+                "aero.cd_wave.mach",
+                w.line.0,
+                "Mach breakpoints must not be negative",
+            );
         }
     }
 
     // Moments: NACA signs.
     let mo = &d.moments;
-    o.sign("aero.moments.cm_alpha", mo.cm_alpha, true, "statically stable in pitch");
+    o.sign(
+        "aero.moments.cm_alpha",
+        mo.cm_alpha,
+        true,
+        "statically stable in pitch",
+    );
     o.sign("aero.moments.cm_q", mo.cm_q, true, "pitch damping");
-    o.sign("aero.moments.cm_de", mo.cm_de, true, "NACA: trailing-edge-down elevator pitches the nose down");
+    o.sign(
+        "aero.moments.cm_de",
+        mo.cm_de,
+        true,
+        "NACA: trailing-edge-down elevator pitches the nose down",
+    );
     o.sign("aero.moments.cl_p", mo.cl_p, true, "roll damping");
-    o.sign("aero.moments.cl_da", mo.cl_da, false, "positive aileron rolls right");
-    o.sign("aero.moments.cn_beta", mo.cn_beta, false, "weathercock stability");
+    o.sign(
+        "aero.moments.cl_da",
+        mo.cl_da,
+        false,
+        "positive aileron rolls right",
+    );
+    o.sign(
+        "aero.moments.cn_beta",
+        mo.cn_beta,
+        false,
+        "weathercock stability",
+    );
     o.sign("aero.moments.cn_r", mo.cn_r, true, "yaw damping");
-    o.sign("aero.moments.cn_dr", mo.cn_dr, true, "NACA: trailing-edge-left rudder yaws the nose left");
+    o.sign(
+        "aero.moments.cn_dr",
+        mo.cn_dr,
+        true,
+        "NACA: trailing-edge-left rudder yaws the nose left",
+    );
     if mo.cl_beta > 0.0 {
-        o.warn("aero.moments.cl_beta", format!("is {} (anhedral effect); conventional aircraft have cl_beta < 0", mo.cl_beta));
+        o.warn(
+            "aero.moments.cl_beta",
+            format!(
+                "is {} (anhedral effect); conventional aircraft have cl_beta < 0",
+                mo.cl_beta
+            ),
+        );
     }
     if mo.cy_beta > 0.0 {
-        o.err("aero.moments.cy_beta", "side force must oppose sideslip (cy_beta < 0)");
+        o.err(
+            "aero.moments.cy_beta",
+            "side force must oppose sideslip (cy_beta < 0)",
+        );
     }
     check_damper(&mut o, "aero.moments.cm_q_table", &mo.cm_q_table);
     check_damper(&mut o, "aero.moments.cl_p_table", &mo.cl_p_table);
@@ -219,14 +325,28 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
     let l = &d.limits;
     o.positive("aero.limits.alpha_stall_deg", l.alpha_stall_deg);
     o.positive("aero.limits.max_g_structural", l.max_g_structural);
-    o.sign("aero.limits.min_g_structural", l.min_g_structural, true, "negative-g limit");
+    o.sign(
+        "aero.limits.min_g_structural",
+        l.min_g_structural,
+        true,
+        "negative-g limit",
+    );
     o.positive("aero.limits.max_mach", l.max_mach);
     if let Some(a) = l.alpha_limit_deg {
         if a >= l.alpha_stall_deg {
-            o.warn("aero.limits.alpha_limit_deg", format!("{a} deg is not below alpha_stall_deg {}; the cap never binds", l.alpha_stall_deg));
+            o.warn(
+                "aero.limits.alpha_limit_deg",
+                format!(
+                    "{a} deg is not below alpha_stall_deg {}; the cap never binds",
+                    l.alpha_stall_deg
+                ),
+            );
         }
         if !d.aircraft.has_fbw {
-            o.warn("aero.limits.alpha_limit_deg", "declared on an aircraft without has_fbw; only FBW aircraft enforce it");
+            o.warn(
+                "aero.limits.alpha_limit_deg",
+                "declared on an aircraft without has_fbw; only FBW aircraft enforce it",
+            );
         }
     }
     if let Some(k) = l.max_keas
@@ -242,12 +362,22 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
     o.positive("aero.controls.max_rudder_deg", c.max_rudder_deg);
     if let Some(n) = c.max_elevator_neg_deg {
         if n < 0.0 {
-            o.err("aero.controls.max_elevator_neg_deg", "is a travel magnitude and must not be negative");
+            o.err(
+                "aero.controls.max_elevator_neg_deg",
+                "is a travel magnitude and must not be negative",
+            );
         } else if n > c.max_elevator_deg {
-            o.warn("aero.controls.max_elevator_neg_deg", "nose-down travel exceeds nose-up travel (a transcription slip?)");
+            o.warn(
+                "aero.controls.max_elevator_neg_deg",
+                "nose-down travel exceeds nose-up travel (a transcription slip?)",
+            );
         }
     }
-    for (k, v) in [("aero.controls.max_elevator_deg", c.max_elevator_deg), ("aero.controls.max_aileron_deg", c.max_aileron_deg), ("aero.controls.max_rudder_deg", c.max_rudder_deg)] {
+    for (k, v) in [
+        ("aero.controls.max_elevator_deg", c.max_elevator_deg),
+        ("aero.controls.max_aileron_deg", c.max_aileron_deg),
+        ("aero.controls.max_rudder_deg", c.max_rudder_deg),
+    ] {
         if v > 90.0 {
             o.err(k, format!("{v} deg is beyond any real surface travel"));
         }
@@ -266,26 +396,55 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
         }
     }
     if e.fuel_flow_idle_kg_s > e.fuel_flow_mil_kg_s {
-        o.warn("engine.fuel_flow_idle_kg_s", "idle fuel flow exceeds military");
+        o.warn(
+            "engine.fuel_flow_idle_kg_s",
+            "idle fuel flow exceeds military",
+        );
     }
     if e.ab_thrust.is_some() && e.fuel_flow_ab_kg_s < e.fuel_flow_mil_kg_s {
-        o.warn("engine.fuel_flow_ab_kg_s", "afterburner fuel flow is below military");
+        o.warn(
+            "engine.fuel_flow_ab_kg_s",
+            "afterburner fuel flow is below military",
+        );
     }
     nonneg_2d(&mut o, "engine.mil_thrust", &e.mil_thrust, false);
-    for (key, t) in [("engine.mil_thrust", &e.mil_thrust), ("engine.ab_thrust", e.ab_thrust.as_ref().unwrap_or(&e.mil_thrust))] {
+    for (key, t) in [
+        ("engine.mil_thrust", &e.mil_thrust),
+        (
+            "engine.ab_thrust",
+            e.ab_thrust.as_ref().unwrap_or(&e.mil_thrust),
+        ),
+    ] {
         if t.rows.first().is_some_and(|x| *x < 0.0) {
-            o.err_at(&format!("{key}.mach"), t.line.0, "Mach breakpoints must not be negative");
+            o.err_at(
+                &format!("{key}.mach"),
+                t.line.0,
+                "Mach breakpoints must not be negative",
+            );
         }
         if t.cols.first().is_some_and(|x| *x < -1.0) {
-            o.err_at(&format!("{key}.alt_km"), t.line.0, "altitude breakpoints below -1 km are not meaningful");
+            o.err_at(
+                &format!("{key}.alt_km"),
+                t.line.0,
+                "altitude breakpoints below -1 km are not meaningful",
+            );
         }
     }
     if let Some(ab) = &e.ab_thrust {
         nonneg_2d(&mut o, "engine.ab_thrust", ab, false);
-        if ab.rows == e.mil_thrust.rows && ab.cols == e.mil_thrust.cols {
-            if let Some(i) = ab.values.iter().zip(&e.mil_thrust.values).position(|(a, m)| a < m) {
-                o.warn_at("engine.ab_thrust.values", ab.line.0, format!("entry {i} is below military thrust"));
-            }
+        if ab.rows == e.mil_thrust.rows
+            && ab.cols == e.mil_thrust.cols
+            && let Some(i) = ab
+                .values
+                .iter()
+                .zip(&e.mil_thrust.values)
+                .position(|(a, m)| a < m)
+        {
+            o.warn_at(
+                "engine.ab_thrust.values",
+                ab.line.0,
+                format!("entry {i} is below military thrust"),
+            );
         }
     }
 

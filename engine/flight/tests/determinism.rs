@@ -49,7 +49,14 @@ fn world() -> (Planet, WindField, FlatFloor) {
 fn sync_test(m: &AircraftModel, start: AircraftState, entity: u32) {
     const K: usize = 8;
     let (planet, wind, floor) = world();
-    let env = |tick: u64| StepEnv { planet: &planet, wind: &wind, floor: &floor, tick, entity, aero: true };
+    let env = |tick: u64| StepEnv {
+        planet: &planet,
+        wind: &wind,
+        floor: &floor,
+        tick,
+        entity,
+        aero: true,
+    };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ u64::from(entity));
     let mut states = vec![start];
     let mut inputs = Vec::new();
@@ -66,7 +73,11 @@ fn sync_test(m: &AircraftModel, start: AircraftState, entity: u32) {
         let mut r = states[from];
         for (t, input) in inputs.iter().enumerate().take(tick + 1).skip(from) {
             step(m, &mut r, input, &env(t as u64));
-            assert_eq!(r.hash_bits(), hashes[t + 1], "desync replaying tick {t} (rolled back from {tick})");
+            assert_eq!(
+                r.hash_bits(),
+                hashes[t + 1],
+                "desync replaying tick {t} (rolled back from {tick})"
+            );
         }
         assert_eq!(r, states[tick + 1]);
     }
@@ -96,12 +107,21 @@ fn clones_stepped_in_lockstep_stay_identical() {
     // Two independent copies (server truth and client prediction) fed the same inputs.
     let m = common::test_jet();
     let (planet, wind, floor) = world();
-    let mut a = trim_level(&m, &planet, 2000.0, 180.0, m.max_fuel_kg, 0.0).expect("trim").state;
+    let mut a = trim_level(&m, &planet, 2000.0, 180.0, m.max_fuel_kg, 0.0)
+        .expect("trim")
+        .state;
     let mut b = a;
     let mut rng = Rng(42);
     for tick in 0..3000u64 {
         let c = rng.controls();
-        let env = StepEnv { planet: &planet, wind: &wind, floor: &floor, tick, entity: 9, aero: true };
+        let env = StepEnv {
+            planet: &planet,
+            wind: &wind,
+            floor: &floor,
+            tick,
+            entity: 9,
+            aero: true,
+        };
         step(&m, &mut a, &c, &env);
         step(&m, &mut b, &c, &env);
         assert_eq!(a.hash_bits(), b.hash_bits(), "diverged at {tick}");
@@ -111,16 +131,33 @@ fn clones_stepped_in_lockstep_stay_identical() {
 /// Runs a fixed scenario and returns the final state's hash and a few raw bit patterns.
 fn golden_run(m: &AircraftModel) -> (u64, [u64; 4]) {
     let (planet, wind, floor) = world();
-    let mut s = trim_level(m, &planet, 5000.0, 230.0, m.max_fuel_kg, 0.0).expect("trim").state;
+    let mut s = trim_level(m, &planet, 5000.0, 230.0, m.max_fuel_kg, 0.0)
+        .expect("trim")
+        .state;
     let mut rng = Rng(7);
     for tick in 0..1200u64 {
         let mut c = rng.controls();
         c.gear_down = false;
         c.pitch *= 0.3;
-        let env = StepEnv { planet: &planet, wind: &wind, floor: &floor, tick, entity: 1, aero: true };
+        let env = StepEnv {
+            planet: &planet,
+            wind: &wind,
+            floor: &floor,
+            tick,
+            entity: 1,
+            aero: true,
+        };
         step(m, &mut s, &c, &env);
     }
-    (s.hash_bits(), [s.position.x.to_bits(), s.position.y.to_bits(), s.velocity.z.to_bits(), s.fuel_kg.to_bits()])
+    (
+        s.hash_bits(),
+        [
+            s.position.x.to_bits(),
+            s.position.y.to_bits(),
+            s.velocity.z.to_bits(),
+            s.fuel_kg.to_bits(),
+        ],
+    )
 }
 
 #[test]
@@ -128,7 +165,11 @@ fn golden_trajectory_test_jet() {
     let (hash, bits) = golden_run(&common::test_jet());
     let expected: Option<(u64, [u64; 4])> = GOLDEN_TEST_JET;
     match expected {
-        Some(g) => assert_eq!((hash, bits), g, "the test jet's 20 s trajectory changed: {hash:#x} {bits:#x?}"),
+        Some(g) => assert_eq!(
+            (hash, bits),
+            g,
+            "the test jet's 20 s trajectory changed: {hash:#x} {bits:#x?}"
+        ),
         None => panic!("no golden recorded yet; record ({hash:#x}, {bits:#x?})"),
     }
 }
@@ -140,14 +181,32 @@ fn golden_trajectory_f16a() {
     let (hash, bits) = golden_run(&m);
     let expected: Option<(u64, [u64; 4])> = GOLDEN_F16A;
     match expected {
-        Some(g) => assert_eq!((hash, bits), g, "the F-16A's 20 s trajectory changed: {hash:#x} {bits:#x?}"),
+        Some(g) => assert_eq!(
+            (hash, bits),
+            g,
+            "the F-16A's 20 s trajectory changed: {hash:#x} {bits:#x?}"
+        ),
         None => panic!("no golden recorded yet; record ({hash:#x}, {bits:#x?})"),
     }
 }
 
 // Pinned values. A deliberate change to the numerics must update these in the same commit and say
 // why; an accidental one is a regression.
-const GOLDEN_TEST_JET: Option<(u64, [u64; 4])> =
-    Some((0xa26653fc316005e1, [0xc042b3397ec5aed3, 0x40a8222731216e70, 0xc06f02116a264701, 0x409f1d06c1ce4a97]));
-const GOLDEN_F16A: Option<(u64, [u64; 4])> =
-    Some((0x9c21a09f4283ed7b, [0xc08ad6ff48f44349, 0x40a34d6612670253, 0xc068d86079f78bba, 0x40a89b1d72f789a4]));
+const GOLDEN_TEST_JET: Option<(u64, [u64; 4])> = Some((
+    0xa26653fc316005e1,
+    [
+        0xc042b3397ec5aed3,
+        0x40a8222731216e70,
+        0xc06f02116a264701,
+        0x409f1d06c1ce4a97,
+    ],
+));
+const GOLDEN_F16A: Option<(u64, [u64; 4])> = Some((
+    0x9c21a09f4283ed7b,
+    [
+        0xc08ad6ff48f44349,
+        0x40a34d6612670253,
+        0xc068d86079f78bba,
+        0x40a89b1d72f789a4,
+    ],
+));

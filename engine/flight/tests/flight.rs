@@ -19,10 +19,21 @@ struct World {
 
 impl World {
     fn new() -> Self {
-        Self { planet: Planet::earth(), wind: WindField::calm(), floor: FlatFloor::default() }
+        Self {
+            planet: Planet::earth(),
+            wind: WindField::calm(),
+            floor: FlatFloor::default(),
+        }
     }
     fn env(&self, tick: u64) -> StepEnv<'_> {
-        StepEnv { planet: &self.planet, wind: &self.wind, floor: &self.floor, tick, entity: 0, aero: true }
+        StepEnv {
+            planet: &self.planet,
+            wind: &self.wind,
+            floor: &self.floor,
+            tick,
+            entity: 0,
+            aero: true,
+        }
     }
 }
 
@@ -42,7 +53,10 @@ fn all_models() -> Vec<(String, AircraftModel)> {
     let mut v = vec![("test_jet".to_string(), common::test_jet())];
     if let Some(pack) = common::pack() {
         for a in common::PACK_AIRCRAFT {
-            v.push((a.to_string(), common::load(&common::pack_model_path(&pack, a))));
+            v.push((
+                a.to_string(),
+                common::load(&common::pack_model_path(&pack, a)),
+            ));
         }
     }
     v
@@ -55,9 +69,21 @@ fn trimmed_state_is_steady_without_control() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &c, 60);
         let o = outputs(&m, &s, &w.env(60));
-        assert!((o.altitude_m - 5000.0).abs() < 3.0, "{name}: drifted to {}", o.altitude_m);
-        assert!(s.body_rates.length() < 0.05, "{name}: rates {:?}", s.body_rates);
-        assert!((o.load_factor - 1.0).abs() < 0.05, "{name}: n {}", o.load_factor);
+        assert!(
+            (o.altitude_m - 5000.0).abs() < 3.0,
+            "{name}: drifted to {}",
+            o.altitude_m
+        );
+        assert!(
+            s.body_rates.length() < 0.05,
+            "{name}: rates {:?}",
+            s.body_rates
+        );
+        assert!(
+            (o.load_factor - 1.0).abs() < 0.05,
+            "{name}: n {}",
+            o.load_factor
+        );
     }
 }
 
@@ -67,11 +93,18 @@ fn positive_pitch_pulls_the_nose_up() {
     for (name, m) in all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         let a0 = outputs(&m, &s, &w.env(0)).alpha_deg;
-        let pull = Controls { pitch: (c.pitch + 0.3).min(1.0), ..c };
+        let pull = Controls {
+            pitch: (c.pitch + 0.3).min(1.0),
+            ..c
+        };
         fly(&m, &w, &mut s, &pull, 30);
         let o = outputs(&m, &s, &w.env(30));
         assert!(s.body_rates.y > 0.02, "{name}: q = {}", s.body_rates.y);
-        assert!(o.alpha_deg > a0 + 0.5, "{name}: alpha {a0} -> {}", o.alpha_deg);
+        assert!(
+            o.alpha_deg > a0 + 0.5,
+            "{name}: alpha {a0} -> {}",
+            o.alpha_deg
+        );
         assert!(o.load_factor > 1.2, "{name}: n {}", o.load_factor);
     }
 }
@@ -97,9 +130,16 @@ fn positive_rudder_yaws_the_nose_right() {
         fly(&m, &w, &mut s, &Controls { yaw: 0.5, ..c }, 20);
         assert!(s.body_rates.z > 0.005, "{name}: r = {}", s.body_rates.z);
         let fwd = s.forward();
-        assert!(fwd.x > 0.0, "{name}: nose should point towards +X (right of north), got {fwd:?}");
+        assert!(
+            fwd.x > 0.0,
+            "{name}: nose should point towards +X (right of north), got {fwd:?}"
+        );
         let o = outputs(&m, &s, &w.env(20));
-        assert!(o.beta_deg < 0.0, "{name}: nose right of the wind means beta < 0, got {}", o.beta_deg);
+        assert!(
+            o.beta_deg < 0.0,
+            "{name}: nose right of the wind means beta < 0, got {}",
+            o.beta_deg
+        );
     }
 }
 
@@ -110,29 +150,52 @@ fn positive_cn_beta_is_weathercock_stable() {
         assert!(m.cn_beta > 0.0);
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         // Yaw the airframe 3 degrees left of its velocity: the wind now comes from the right (beta > 0).
-        s.orientation = fl_flight::math::Quat::from_axis_angle(Vec3::Y, 3f64.to_radians()).mul(s.orientation);
+        s.orientation =
+            fl_flight::math::Quat::from_axis_angle(Vec3::Y, 3f64.to_radians()).then(s.orientation);
         let b0 = outputs(&m, &s, &w.env(0)).beta_deg;
         assert!(b0 > 2.5, "{name}: beta {b0}");
         fly(&m, &w, &mut s, &c, 15);
-        assert!(s.body_rates.z > 0.0, "{name}: positive beta must yaw the nose right, r = {}", s.body_rates.z);
+        assert!(
+            s.body_rates.z > 0.0,
+            "{name}: positive beta must yaw the nose right, r = {}",
+            s.body_rates.z
+        );
         let mut least = b0;
         for t in 15..195 {
             step(&m, &mut s, &c, &w.env(t));
             least = least.min(outputs(&m, &s, &w.env(t)).beta_deg.abs());
         }
-        assert!(least < 0.3 * b0, "{name}: the nose never swung into the wind: |beta| stayed above {least}");
+        assert!(
+            least < 0.3 * b0,
+            "{name}: the nose never swung into the wind: |beta| stayed above {least}"
+        );
     }
 }
 
 /// A simple altitude-hold autopilot: PD on altitude and vertical speed into pitch, P on speed into
 /// throttle, wings levelled by roll.
-fn autopilot(m: &AircraftModel, w: &World, s: &AircraftState, trim: &Controls, alt_ref: f64, tas_ref: f64, tick: u64) -> Controls {
+fn autopilot(
+    m: &AircraftModel,
+    w: &World,
+    s: &AircraftState,
+    trim: &Controls,
+    alt_ref: f64,
+    tas_ref: f64,
+    tick: u64,
+) -> Controls {
     let o = outputs(m, s, &w.env(tick));
-    let pitch = trim.pitch + 0.004 * (alt_ref - o.altitude_m) - 0.03 * o.vertical_speed_mps - 0.6 * s.body_rates.y;
+    let pitch = trim.pitch + 0.004 * (alt_ref - o.altitude_m)
+        - 0.03 * o.vertical_speed_mps
+        - 0.6 * s.body_rates.y;
     let right = s.orientation.rotate(Vec3::new(1.0, 0.0, 0.0));
     let roll = 2.0 * right.y - 0.5 * s.body_rates.x;
     let throttle = trim.throttle + 0.05 * (tas_ref - o.tas_mps);
-    Controls { pitch: pitch.clamp(-1.0, 1.0), roll: roll.clamp(-1.0, 1.0), throttle: throttle.clamp(0.0, 1.0), ..*trim }
+    Controls {
+        pitch: pitch.clamp(-1.0, 1.0),
+        roll: roll.clamp(-1.0, 1.0),
+        throttle: throttle.clamp(0.0, 1.0),
+        ..*trim
+    }
 }
 
 #[test]
@@ -162,9 +225,20 @@ fn stable_across_the_envelope_including_post_stall() {
         (rng >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
     for (name, m) in all_models() {
-        for &(alt, mach) in &[(0.0, 0.3), (0.0, 0.95), (6000.0, 0.5), (11000.0, 1.4), (15000.0, 0.9)] {
+        for &(alt, mach) in &[
+            (0.0, 0.3),
+            (0.0, 0.95),
+            (6000.0, 0.5),
+            (11000.0, 1.4),
+            (15000.0, 0.9),
+        ] {
             let a = fl_flight::atmosphere::isa(alt).speed_of_sound_m_s;
-            let mut s = AircraftState::flying(Vec3::new(0.0, alt + 3000.0, 0.0), 0.0, mach * a, m.max_fuel_kg);
+            let mut s = AircraftState::flying(
+                Vec3::new(0.0, alt + 3000.0, 0.0),
+                0.0,
+                mach * a,
+                m.max_fuel_kg,
+            );
             s.spool = 1.0;
             for t in 0..1200u64 {
                 let c = Controls {
@@ -175,9 +249,24 @@ fn stable_across_the_envelope_including_post_stall() {
                     afterburner: t % 400 < 200,
                     ..Controls::default()
                 };
-                step(&m, &mut s, &c, &StepEnv { floor: &NoFloor, ..w.env(t) });
-                assert!(s.is_finite(), "{name} at {alt} m M{mach}: non-finite state at tick {t}");
-                assert!(s.body_rates.length() < 40.0, "{name} at {alt} m M{mach}: rates {:?} at tick {t}", s.body_rates);
+                step(
+                    &m,
+                    &mut s,
+                    &c,
+                    &StepEnv {
+                        floor: &NoFloor,
+                        ..w.env(t)
+                    },
+                );
+                assert!(
+                    s.is_finite(),
+                    "{name} at {alt} m M{mach}: non-finite state at tick {t}"
+                );
+                assert!(
+                    s.body_rates.length() < 40.0,
+                    "{name} at {alt} m M{mach}: rates {:?} at tick {t}",
+                    s.body_rates
+                );
             }
         }
     }
@@ -189,7 +278,10 @@ fn parked_at_idle_stays_put_then_takes_off_under_full_power() {
     for (name, m) in all_models() {
         let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
         let start = s.position;
-        let idle = Controls { gear_down: true, ..Controls::default() };
+        let idle = Controls {
+            gear_down: true,
+            ..Controls::default()
+        };
         fly(&m, &w, &mut s, &idle, 600);
         let moved = (s.position - start).length();
         assert!(moved < 0.05, "{name}: drifted {moved} m at idle");
@@ -197,17 +289,34 @@ fn parked_at_idle_stays_put_then_takes_off_under_full_power() {
         // Full power, afterburner, rotate at 1.15 Vs.
         let vs = fl_flight::perf::Trimmer::new(
             &m,
-            &fl_flight::perf::Condition { altitude_m: 0.0, mass_kg: m.mass(m.max_fuel_kg, 0.0), payload_cd0: 0.0 },
+            &fl_flight::perf::Condition {
+                altitude_m: 0.0,
+                mass_kg: m.mass(m.max_fuel_kg, 0.0),
+                payload_cd0: 0.0,
+            },
         )
         .stall_speed()
         .expect("stall speed");
         let mut lifted = None;
         for t in 600..600 + 60 * 90 {
             let o = outputs(&m, &s, &w.env(t));
-            let pitch = if o.tas_mps > 1.15 * vs { (0.35 - 0.05 * (o.alpha_deg - 10.0)).clamp(-1.0, 1.0) } else { 0.0 };
-            let c = Controls { throttle: 1.0, afterburner: true, gear_down: true, pitch, ..Controls::default() };
+            let pitch = if o.tas_mps > 1.15 * vs {
+                (0.35 - 0.05 * (o.alpha_deg - 10.0)).clamp(-1.0, 1.0)
+            } else {
+                0.0
+            };
+            let c = Controls {
+                throttle: 1.0,
+                afterburner: true,
+                gear_down: true,
+                pitch,
+                ..Controls::default()
+            };
             let ev = step(&m, &mut s, &c, &w.env(t));
-            assert!(s.crashed.is_none(), "{name}: crashed during the take-off run");
+            assert!(
+                s.crashed.is_none(),
+                "{name}: crashed during the take-off run"
+            );
             if ev.liftoff {
                 lifted = Some(t);
             }
@@ -216,9 +325,16 @@ fn parked_at_idle_stays_put_then_takes_off_under_full_power() {
             }
         }
         assert!(lifted.is_some(), "{name}: never lifted off");
-        assert!(w.planet.altitude(s.position) > 50.0, "{name}: did not climb away");
+        assert!(
+            w.planet.altitude(s.position) > 50.0,
+            "{name}: did not climb away"
+        );
         let dx = s.position - start;
-        assert!(dx.x.abs() < 30.0, "{name}: veered {} m off the centreline", dx.x);
+        assert!(
+            dx.x.abs() < 30.0,
+            "{name}: veered {} m off the centreline",
+            dx.x
+        );
     }
 }
 
@@ -234,8 +350,15 @@ fn fbw_holds_the_structural_g_limit() {
         step(&m, &mut s, &Controls { pitch: 1.0, ..c }, &w.env(t));
         peak = peak.max(outputs(&m, &s, &w.env(t)).load_factor);
     }
-    assert!(peak > 0.9 * m.max_g, "limiter too conservative: peak {peak}");
-    assert!(peak <= 1.05 * m.max_g, "limiter overshoots: peak {peak} g vs {}", m.max_g);
+    assert!(
+        peak > 0.9 * m.max_g,
+        "limiter too conservative: peak {peak}"
+    );
+    assert!(
+        peak <= 1.05 * m.max_g,
+        "limiter overshoots: peak {peak} g vs {}",
+        m.max_g
+    );
     // Forward stick is held off the negative limit just as firmly.
     let (mut s, c) = trimmed(&m, &w, 3000.0, 260.0);
     let mut low: f64 = 0.0;
@@ -243,16 +366,31 @@ fn fbw_holds_the_structural_g_limit() {
         step(&m, &mut s, &Controls { pitch: -1.0, ..c }, &w.env(t));
         low = low.min(outputs(&m, &s, &w.env(t)).load_factor);
     }
-    assert!(low >= 1.05 * m.min_g, "negative limiter overshoots: {low} g");
+    assert!(
+        low >= 1.05 * m.min_g,
+        "negative limiter overshoots: {low} g"
+    );
     // Slow, the alpha cap holds instead.
     let (mut s, c) = trimmed(&m, &w, 3000.0, 110.0);
     let mut amax: f64 = 0.0;
     for t in 0..300 {
-        step(&m, &mut s, &Controls { pitch: 1.0, throttle: 1.0, ..c }, &w.env(t));
+        step(
+            &m,
+            &mut s,
+            &Controls {
+                pitch: 1.0,
+                throttle: 1.0,
+                ..c
+            },
+            &w.env(t),
+        );
         amax = amax.max(outputs(&m, &s, &w.env(t)).alpha_deg);
     }
     let cap = m.alpha_limit.expect("f16a has an alpha limit").to_degrees();
-    assert!(amax <= cap + 1.5, "alpha reached {amax} against a {cap} cap");
+    assert!(
+        amax <= cap + 1.5,
+        "alpha reached {amax} against a {cap} cap"
+    );
 }
 
 #[test]
@@ -271,7 +409,10 @@ fn a_dive_into_the_ground_is_a_crash_not_a_tunnel() {
     }
     assert_eq!(crashed, Some(CrashKind::Impact));
     let alt = w.planet.altitude(s.position);
-    assert!(alt.abs() < 1e-6, "wreck should rest on the floor, altitude {alt}");
+    assert!(
+        alt.abs() < 1e-6,
+        "wreck should rest on the floor, altitude {alt}"
+    );
     fly(&m, &w, &mut s, &Controls::default(), 10);
     assert!(w.planet.altitude(s.position).abs() < 1e-6);
 }
@@ -283,16 +424,28 @@ fn wheels_up_touchdown_is_a_belly_landing() {
     let cg_h = m.gear.wheels[0].point[2] - m.gear.static_deflection_m;
     let (_, c) = trimmed(&m, &w, 500.0, 110.0);
     // Wings level, nose level, belly 0.3 m above the runway, sinking at 1 m/s.
-    let mut s = AircraftState::flying(Vec3::new(0.0, 0.45 * cg_h + 0.3, 0.0), 0.0, 110.0, 0.5 * m.max_fuel_kg);
+    let mut s = AircraftState::flying(
+        Vec3::new(0.0, 0.45 * cg_h + 0.3, 0.0),
+        0.0,
+        110.0,
+        0.5 * m.max_fuel_kg,
+    );
     s.velocity.y = -1.0;
     let mut belly = false;
     for t in 0..3600 {
         let ev = step(&m, &mut s, &Controls { throttle: 0.0, ..c }, &w.env(t));
         belly |= ev.belly_landing;
-        assert!(ev.crashed.is_none(), "a gentle wheels-up landing must not be a crash (tick {t})");
+        assert!(
+            ev.crashed.is_none(),
+            "a gentle wheels-up landing must not be a crash (tick {t})"
+        );
     }
     assert!(belly, "no belly landing reported");
-    assert!(s.velocity.length() < 2.0, "the belly skid should stop the aircraft, v = {}", s.velocity.length());
+    assert!(
+        s.velocity.length() < 2.0,
+        "the belly skid should stop the aircraft, v = {}",
+        s.velocity.length()
+    );
 }
 
 #[test]
@@ -305,7 +458,17 @@ fn a_hard_touchdown_collapses_the_gear() {
     s.wheels_on_ground = 0;
     let mut crash = None;
     for t in 0..60 {
-        if let Some(k) = step(&m, &mut s, &Controls { gear_down: true, ..Controls::default() }, &w.env(t)).crashed {
+        if let Some(k) = step(
+            &m,
+            &mut s,
+            &Controls {
+                gear_down: true,
+                ..Controls::default()
+            },
+            &w.env(t),
+        )
+        .crashed
+        {
             crash = Some(k);
             break;
         }

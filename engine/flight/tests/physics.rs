@@ -23,10 +23,26 @@ const USSA76: [(f64, f64, f64, f64, f64); 5] = [
 fn isa_matches_us_standard_atmosphere_1976() {
     for (z, t, p, rho, a) in USSA76 {
         let s = isa(z);
-        assert!((s.temperature_k - t).abs() < 0.01, "T at {z}: {} vs {t}", s.temperature_k);
-        assert!((s.pressure_pa - p).abs() / p < 2e-5, "p at {z}: {} vs {p}", s.pressure_pa);
-        assert!((s.density_kg_m3 - rho).abs() / rho < 2e-5, "rho at {z}: {} vs {rho}", s.density_kg_m3);
-        assert!((s.speed_of_sound_m_s - a).abs() < 0.005, "a at {z}: {} vs {a}", s.speed_of_sound_m_s);
+        assert!(
+            (s.temperature_k - t).abs() < 0.01,
+            "T at {z}: {} vs {t}",
+            s.temperature_k
+        );
+        assert!(
+            (s.pressure_pa - p).abs() / p < 2e-5,
+            "p at {z}: {} vs {p}",
+            s.pressure_pa
+        );
+        assert!(
+            (s.density_kg_m3 - rho).abs() / rho < 2e-5,
+            "rho at {z}: {} vs {rho}",
+            s.density_kg_m3
+        );
+        assert!(
+            (s.speed_of_sound_m_s - a).abs() < 0.005,
+            "a at {z}: {} vs {a}",
+            s.speed_of_sound_m_s
+        );
     }
 }
 
@@ -38,7 +54,11 @@ fn gravity_follows_the_inverse_square_law() {
         let p = Vec3::new(0.0, h, 0.0);
         let g = planet.gravity(p);
         let expect = g0 * (planet.radius_m / (planet.radius_m + h)).powi(2);
-        assert!((g.length() - expect).abs() / expect < 1e-12, "at {h} m: {} vs {expect}", g.length());
+        assert!(
+            (g.length() - expect).abs() / expect < 1e-12,
+            "at {h} m: {} vs {expect}",
+            g.length()
+        );
         // Points at the centre.
         let dir = (planet.centre() - p).normalize_or_zero();
         assert!((g.normalize_or_zero() - dir).length() < 1e-12);
@@ -63,7 +83,19 @@ fn free_fall_conserves_energy_with_aero_off() {
     let e0 = energy(&planet, &s);
     let mut worst: f64 = 0.0;
     for t in 0..3_000 {
-        step(&m, &mut s, &Controls::default(), &StepEnv { planet: &planet, wind: &wind, floor: &NoFloor, tick: t, entity: 0, aero: false });
+        step(
+            &m,
+            &mut s,
+            &Controls::default(),
+            &StepEnv {
+                planet: &planet,
+                wind: &wind,
+                floor: &NoFloor,
+                tick: t,
+                entity: 0,
+                aero: false,
+            },
+        );
         worst = worst.max((energy(&planet, &s) - e0).abs());
     }
     // 50 s of fall, ~12 km: the semi-implicit scheme's error is bounded by g·v·dt/2 per unit mass,
@@ -71,7 +103,11 @@ fn free_fall_conserves_energy_with_aero_off() {
     let fallen = 20_000.0 - planet.altitude(s.position);
     assert!(fallen > 11_000.0, "fell only {fallen} m");
     assert!(worst < 45.0, "energy error {worst} J/kg");
-    assert!(worst / (fallen * 9.8) < 5e-4, "relative energy error {}", worst / (fallen * 9.8));
+    assert!(
+        worst / (fallen * 9.8) < 5e-4,
+        "relative energy error {}",
+        worst / (fallen * 9.8)
+    );
 }
 
 #[test]
@@ -89,12 +125,27 @@ fn circular_orbit_conserves_energy_and_radius_with_aero_off() {
     let mut worst_e: f64 = 0.0;
     let mut worst_r: f64 = 0.0;
     for t in 0..ticks {
-        step(&m, &mut s, &Controls::default(), &StepEnv { planet: &planet, wind: &wind, floor: &NoFloor, tick: t, entity: 0, aero: false });
+        step(
+            &m,
+            &mut s,
+            &Controls::default(),
+            &StepEnv {
+                planet: &planet,
+                wind: &wind,
+                floor: &NoFloor,
+                tick: t,
+                entity: 0,
+                aero: false,
+            },
+        );
         worst_e = worst_e.max(((energy(&planet, &s) - e0) / e0).abs());
         worst_r = worst_r.max(((s.position - planet.centre()).length() - r).abs());
     }
     // Symplectic Euler keeps the energy error bounded (it oscillates, it does not drift).
-    assert!(worst_e < 1e-6, "relative energy error over one orbit {worst_e}");
+    assert!(
+        worst_e < 1e-6,
+        "relative energy error over one orbit {worst_e}"
+    );
     // The scheme is first order: the orbit it traces is a slightly eccentric neighbour of the true
     // one (bounded, not growing). 1.5e-5 of the radius is ~100 m here.
     assert!(worst_r < 1.5e-5 * r, "radius wandered {worst_r} m");

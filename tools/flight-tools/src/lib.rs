@@ -15,12 +15,14 @@ use std::path::Path;
 
 /// Loads and compiles a model, logging schema warnings.
 pub fn load_model(path: &Path) -> anyhow::Result<AircraftModel> {
-    let parsed = read_flight_model(path).with_context(|| format!("loading flight model {}", path.display()))?;
+    let parsed = read_flight_model(path)
+        .with_context(|| format!("loading flight model {}", path.display()))?;
     for w in &parsed.warnings {
         tracing::warn!("{w}");
         eprintln!("warning: {w}");
     }
-    AircraftModel::from_def(&parsed.value).with_context(|| format!("compiling flight model {}", path.display()))
+    AircraftModel::from_def(&parsed.value)
+        .with_context(|| format!("compiling flight model {}", path.display()))
 }
 
 /// Result of `fm-trim --expect`.
@@ -46,15 +48,23 @@ impl TrimReport {
 /// Runs every row of an expectation file against a model.
 pub fn run_expect(model_path: &Path, expect_path: &Path) -> anyhow::Result<TrimReport> {
     let m = load_model(model_path)?;
-    let file = read_expect(expect_path).with_context(|| format!("loading expectations {}", expect_path.display()))?;
+    let file = read_expect(expect_path)
+        .with_context(|| format!("loading expectations {}", expect_path.display()))?;
     for w in &file.warnings {
         eprintln!("warning: {w}");
     }
-    Ok(TrimReport { aircraft: m.name.clone(), rows: judge_all(&m, &file) })
+    Ok(TrimReport {
+        aircraft: m.name.clone(),
+        rows: judge_all(&m, &file),
+    })
 }
 
 fn fmt_num(x: f64) -> String {
-    if x.abs() >= 100.0 { format!("{x:.1}") } else { format!("{x:.3}") }
+    if x.abs() >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.3}")
+    }
 }
 
 /// Renders the report as a text table.
@@ -73,7 +83,11 @@ pub fn render_table(r: &TrimReport) -> String {
         } else {
             format!("{:.1}%", row.row.tolerance * 100.0)
         };
-        let line = if row.row.line == 0 { "-".to_string() } else { row.row.line.to_string() };
+        let line = if row.row.line == 0 {
+            "-".to_string()
+        } else {
+            row.row.line.to_string()
+        };
         let _ = writeln!(
             s,
             "{:<5} {:<24} {:<48} {:>10} {:>10} {:>10} {:>8}  {}",
@@ -135,12 +149,31 @@ pub fn summary(model_path: &Path) -> anyhow::Result<String> {
     let m = load_model(model_path)?;
     let mut s = String::new();
     let mass = m.empty_mass_kg + m.max_fuel_kg;
-    let _ = writeln!(s, "fm-trim: {} at {:.0} kg (empty + full internal fuel)", m.name, mass);
-    let _ = writeln!(s, "{:>8} {:>9} {:>9} {:>9} {:>9} {:>10}", "alt_m", "Vs_mps", "Mmax_AB", "Mmax_MIL", "roc_AB", "sus_turn");
+    let _ = writeln!(
+        s,
+        "fm-trim: {} at {:.0} kg (empty + full internal fuel)",
+        m.name, mass
+    );
+    let _ = writeln!(
+        s,
+        "{:>8} {:>9} {:>9} {:>9} {:>9} {:>10}",
+        "alt_m", "Vs_mps", "Mmax_AB", "Mmax_MIL", "roc_AB", "sus_turn"
+    );
     for alt in [0.0, 3000.0, 6000.0, 9000.0, 11000.0, 13000.0, 15000.0] {
-        let t = Trimmer::new(&m, &Condition { altitude_m: alt, mass_kg: mass, payload_cd0: 0.0 });
+        let t = Trimmer::new(
+            &m,
+            &Condition {
+                altitude_m: alt,
+                mass_kg: mass,
+                payload_cd0: 0.0,
+            },
+        );
         let f = |x: Option<f64>| x.map_or_else(|| "—".into(), |v| format!("{v:.2}"));
-        let ab = if m.has_afterburner() { Power::Afterburner } else { Power::Military };
+        let ab = if m.has_afterburner() {
+            Power::Afterburner
+        } else {
+            Power::Military
+        };
         let _ = writeln!(
             s,
             "{:>8.0} {:>9} {:>9} {:>9} {:>9} {:>10}",
@@ -181,7 +214,13 @@ pub fn validate_files(paths: &[std::path::PathBuf]) -> ValidationReport {
             }
             Ok(parsed) => {
                 for w in &parsed.warnings {
-                    r.lines.push(format!("{}:{}: warning: `{}`: {}", w.file.display(), w.line, w.key, w.message));
+                    r.lines.push(format!(
+                        "{}:{}: warning: `{}`: {}",
+                        w.file.display(),
+                        w.line,
+                        w.key,
+                        w.message
+                    ));
                     r.warnings += 1;
                 }
                 for f in validate(&parsed.value) {

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn expect_path(pack: &Path, a: &str) -> PathBuf {
-    pack.join("aircraft").join(a).join(format!("{a}.expect.toml"))
+    pack.join("aircraft")
+        .join(a)
+        .join(format!("{a}.expect.toml"))
 }
 
 #[test]
@@ -16,11 +18,16 @@ fn every_row_of_every_pack_expectation_passes() {
     let Some(pack) = common::pack() else { return };
     let mut total = 0;
     for a in common::PACK_AIRCRAFT {
-        let r = flight_tools::run_expect(&common::pack_model_path(&pack, a), &expect_path(&pack, a)).expect("runs");
+        let r =
+            flight_tools::run_expect(&common::pack_model_path(&pack, a), &expect_path(&pack, a))
+                .expect("runs");
         let table = flight_tools::render_table(&r);
         println!("{table}");
         assert_eq!(r.failed(), 0, "{a}:\n{table}");
-        assert!(r.rows.len() >= 2, "{a}: every file has rows plus the built-in check");
+        assert!(
+            r.rows.len() >= 2,
+            "{a}: every file has rows plus the built-in check"
+        );
         total += r.rows.len();
     }
     assert!(total >= 24, "only {total} rows checked");
@@ -62,41 +69,100 @@ fn fm_trim_binary_passes_fails_and_speaks_json() {
     assert!(got > 1.0 && got < 2.5, "test jet max level Mach {got}");
     let pass = tmp(
         "pass.expect.toml",
-        &format!("[[expect]]\nmetric = \"max_level_mach\"\naltitude_m = 9000.0\nmass_kg = 7000\nexpected = {got:.4}\ntolerance = 0.01\n"),
+        &format!(
+            "[[expect]]\nmetric = \"max_level_mach\"\naltitude_m = 9000.0\nmass_kg = 7000\nexpected = {got:.4}\ntolerance = 0.01\n"
+        ),
     );
-    let out = Command::new(exe).arg(jet()).arg("--expect").arg(&pass).output().expect("run");
+    let out = Command::new(exe)
+        .arg(jet())
+        .arg("--expect")
+        .arg(&pass)
+        .output()
+        .expect("run");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("PASS") && stdout.contains("2 passed, 0 failed"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("PASS") && stdout.contains("2 passed, 0 failed"),
+        "{stdout}"
+    );
 
-    let fail = tmp("fail.expect.toml", "[[expect]]\nmetric = \"max_level_mach\"\naltitude_m = 9000.0\nexpected = 4.0\ntolerance = 0.01\n");
-    let out = Command::new(exe).arg(jet()).arg("--expect").arg(&fail).output().expect("run");
+    let fail = tmp(
+        "fail.expect.toml",
+        "[[expect]]\nmetric = \"max_level_mach\"\naltitude_m = 9000.0\nexpected = 4.0\ntolerance = 0.01\n",
+    );
+    let out = Command::new(exe)
+        .arg(jet())
+        .arg("--expect")
+        .arg(&fail)
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
 
-    let out = Command::new(exe).arg(jet()).arg("--expect").arg(&fail).arg("--json").output().expect("run");
+    let out = Command::new(exe)
+        .arg(jet())
+        .arg("--expect")
+        .arg(&fail)
+        .arg("--json")
+        .output()
+        .expect("run");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
     assert_eq!(v["failed"], 1);
     assert_eq!(v["rows"][0]["metric"], "max_level_mach");
     assert_eq!(v["rows"][0]["pass"], false);
-    assert!(v["rows"][0]["got"].as_f64().is_some_and(|g| (g - got).abs() < 0.05 || g > 0.0));
+    assert!(
+        v["rows"][0]["got"]
+            .as_f64()
+            .is_some_and(|g| (g - got).abs() < 0.05 || g > 0.0)
+    );
 
-    let unknown = tmp("unknown.expect.toml", "[[expect]]\nmetric = \"barrel_roll_style\"\nexpected = 1.0\n");
-    let out = Command::new(exe).arg(jet()).arg("--expect").arg(&unknown).output().expect("run");
+    let unknown = tmp(
+        "unknown.expect.toml",
+        "[[expect]]\nmetric = \"barrel_roll_style\"\nexpected = 1.0\n",
+    );
+    let out = Command::new(exe)
+        .arg(jet())
+        .arg("--expect")
+        .arg(&unknown)
+        .output()
+        .expect("run");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout.contains("unknown metric 'barrel_roll_style'"), "{stdout}");
+    assert!(
+        stdout.contains("unknown metric 'barrel_roll_style'"),
+        "{stdout}"
+    );
 
-    let missing = tmp("ps.expect.toml", "[[expect]]\nmetric = \"ps_mps\"\nexpected = 1.0\n");
-    let out = Command::new(exe).arg(jet()).arg("--expect").arg(&missing).output().expect("run");
+    let missing = tmp(
+        "ps.expect.toml",
+        "[[expect]]\nmetric = \"ps_mps\"\nexpected = 1.0\n",
+    );
+    let out = Command::new(exe)
+        .arg(jet())
+        .arg("--expect")
+        .arg(&missing)
+        .output()
+        .expect("run");
     assert!(String::from_utf8_lossy(&out.stdout).contains("requires a `mach`"));
 
     // A broken model is an error with its cause chain, exit 2.
     let broken = tmp("broken.toml", "[aircraft]\nname = \"x\"\n");
-    let out = Command::new(exe).arg(&broken).arg("--expect").arg(&pass).output().expect("run");
+    let out = Command::new(exe)
+        .arg(&broken)
+        .arg("--expect")
+        .arg(&pass)
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("broken.toml") && stderr.contains("flight_model"), "{stderr}");
+    assert!(
+        stderr.contains("broken.toml") && stderr.contains("flight_model"),
+        "{stderr}"
+    );
 
     // Without --expect: a summary table.
     let out = Command::new(exe).arg(jet()).output().expect("run");
@@ -133,15 +199,27 @@ fn ps_tolerance_is_absolute_and_others_fractional() {
 fn validate_binary_exit_codes() {
     let exe = env!("CARGO_BIN_EXE_validate-flight-model");
     let out = Command::new(exe).arg(jet()).output().expect("run");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    let text = std::fs::read_to_string(jet()).expect("read").replace("cn_beta  =  0.15", "cn_beta  = -0.15");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let text = std::fs::read_to_string(jet())
+        .expect("read")
+        .replace("cn_beta  =  0.15", "cn_beta  = -0.15");
     let bad = tmp("bad.toml", &text);
     let out = Command::new(exe).arg(&bad).output().expect("run");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout.contains("bad.toml:") && stdout.contains("error: `aero.moments.cn_beta`"), "{stdout}");
+    assert!(
+        stdout.contains("bad.toml:") && stdout.contains("error: `aero.moments.cn_beta`"),
+        "{stdout}"
+    );
     if let Some(pack) = common::pack() {
-        let files: Vec<_> = common::PACK_AIRCRAFT.iter().map(|a| common::pack_model_path(&pack, a)).collect();
+        let files: Vec<_> = common::PACK_AIRCRAFT
+            .iter()
+            .map(|a| common::pack_model_path(&pack, a))
+            .collect();
         let r = flight_tools::validate_files(&files);
         assert_eq!(r.errors, 0, "{:?}", r.lines);
         let out = Command::new(exe).args(&files).output().expect("run");

@@ -76,14 +76,20 @@ pub fn parse_expect(file: &Path, text: &str) -> Result<ExpectFile, SchemaError> 
         return Err(ctx.err("expect", 1, "expectation file has no [[expect]] rows"));
     };
     let Some(arr) = item.as_array_of_tables() else {
-        return Err(ctx.err("expect", ctx.line(item.span()), "`expect` must be an array of tables ([[expect]])"));
+        return Err(ctx.err(
+            "expect",
+            ctx.line(item.span()),
+            "`expect` must be an array of tables ([[expect]])",
+        ));
     };
     let mut rows = Vec::new();
     for (i, t) in arr.iter().enumerate() {
         let line = ctx.line(t.span()).max(1);
         let mut tbl = Tbl::with_path(t, format!("expect[{i}]"), line);
         let c = &mut ctx;
-        let metric = tbl.opt_str(c, "metric")?.ok_or_else(|| c.err(&format!("expect[{i}].metric"), line, "row has no `metric`"))?;
+        let metric = tbl
+            .opt_str(c, "metric")?
+            .ok_or_else(|| c.err(&format!("expect[{i}].metric"), line, "row has no `metric`"))?;
         let expected = tbl.f64(c, "expected")?;
         let row = ExpectRow {
             line,
@@ -99,7 +105,11 @@ pub fn parse_expect(file: &Path, text: &str) -> Result<ExpectFile, SchemaError> 
             tolerance: tbl.f64_or(c, "tolerance", DEFAULT_TOLERANCE)?,
         };
         if row.tolerance < 0.0 {
-            return Err(c.err(&format!("expect[{i}].tolerance"), line, "must not be negative"));
+            return Err(c.err(
+                &format!("expect[{i}].tolerance"),
+                line,
+                "must not be negative",
+            ));
         }
         tbl.finish(c);
         rows.push(row);
@@ -107,10 +117,18 @@ pub fn parse_expect(file: &Path, text: &str) -> Result<ExpectFile, SchemaError> 
     for (k, it) in root.iter() {
         if k != "expect" {
             let l = ctx.line(it.span()).max(1);
-            ctx.warnings.push(SchemaWarning { file: file.into(), key: k.into(), line: l, message: "unknown key (ignored)".into() });
+            ctx.warnings.push(SchemaWarning {
+                file: file.into(),
+                key: k.into(),
+                line: l,
+                message: "unknown key (ignored)".into(),
+            });
         }
     }
-    Ok(ExpectFile { rows, warnings: ctx.warnings })
+    Ok(ExpectFile {
+        rows,
+        warnings: ctx.warnings,
+    })
 }
 
 /// Reads and parses an expectation file.
@@ -137,47 +155,91 @@ pub struct RowResult {
 }
 
 fn power(m: &AircraftModel, ab: bool) -> Power {
-    if ab && m.has_afterburner() { Power::Afterburner } else { Power::Military }
+    if ab && m.has_afterburner() {
+        Power::Afterburner
+    } else {
+        Power::Military
+    }
 }
 
 /// Computes one metric for a row. Errors are row-level (bad row or unflyable condition).
 pub fn compute(m: &AircraftModel, row: &ExpectRow) -> Result<f64, String> {
     let mass = row.mass_kg.unwrap_or(m.empty_mass_kg + m.max_fuel_kg) + row.payload_kg.max(0.0);
-    let t = Trimmer::new(m, &Condition { altitude_m: row.altitude_m, mass_kg: mass, payload_cd0: row.payload_cd0 });
+    let t = Trimmer::new(
+        m,
+        &Condition {
+            altitude_m: row.altitude_m,
+            mass_kg: mass,
+            payload_cd0: row.payload_cd0,
+        },
+    );
     let p = power(m, row.afterburner);
     let a = t.atmosphere().speed_of_sound_m_s;
     let pinned = row.mach.map(|mach| mach * a);
-    let need_mach = || pinned.ok_or_else(|| format!("metric '{}' requires a `mach` on the row", row.metric));
-    let cannot = |what: &str| format!("the model cannot {what} at {:.0} m, {:.0} kg", row.altitude_m, mass);
+    let need_mach =
+        || pinned.ok_or_else(|| format!("metric '{}' requires a `mach` on the row", row.metric));
+    let cannot = |what: &str| {
+        format!(
+            "the model cannot {what} at {:.0} m, {:.0} kg",
+            row.altitude_m, mass
+        )
+    };
     match row.metric.as_str() {
-        "max_level_mach" => t.max_level_mach(p).ok_or_else(|| cannot("hold level flight")),
-        "stall_speed_1g_mps" => t.stall_speed().ok_or_else(|| cannot("carry its weight at any speed")),
-        "min_level_speed_mps" => t.level_band(p).map(|(lo, _)| lo).ok_or_else(|| cannot("hold level flight")),
+        "max_level_mach" => t
+            .max_level_mach(p)
+            .ok_or_else(|| cannot("hold level flight")),
+        "stall_speed_1g_mps" => t
+            .stall_speed()
+            .ok_or_else(|| cannot("carry its weight at any speed")),
+        "min_level_speed_mps" => t
+            .level_band(p)
+            .map(|(lo, _)| lo)
+            .ok_or_else(|| cannot("hold level flight")),
         "ps_mps" => {
             let v = need_mach()?;
-            let n = row.load_factor.ok_or("metric 'ps_mps' requires a `load_factor` on the row")?;
-            t.ps(v, n, p).ok_or_else(|| format!("the wing cannot hold {n} g at Mach {:.3}", v / a))
+            let n = row
+                .load_factor
+                .ok_or("metric 'ps_mps' requires a `load_factor` on the row")?;
+            t.ps(v, n, p)
+                .ok_or_else(|| format!("the wing cannot hold {n} g at Mach {:.3}", v / a))
         }
         "max_lift_g" => Ok(t.max_load(need_mach()?, p, None).0),
         "sustained_g" => match pinned {
             Some(v) => Ok(t.sustained_g(v, p)),
-            None => t.best_over_speed(|v| t.sustained_g(v, p)).map(|x| x.0).ok_or_else(|| cannot("turn")),
+            None => t
+                .best_over_speed(|v| t.sustained_g(v, p))
+                .map(|x| x.0)
+                .ok_or_else(|| cannot("turn")),
         },
         "sustained_turn_deg_s" => match pinned {
             Some(v) => Ok(t.sustained_turn(v, p)),
-            None => t.best_over_speed(|v| t.sustained_turn(v, p)).map(|x| x.0).ok_or_else(|| cannot("turn")),
+            None => t
+                .best_over_speed(|v| t.sustained_turn(v, p))
+                .map(|x| x.0)
+                .ok_or_else(|| cannot("turn")),
         },
         "instant_turn_deg_s" => match pinned {
             Some(v) => Ok(t.instant_turn(v, p)),
-            None => t.best_over_speed(|v| t.instant_turn(v, p)).map(|x| x.0).ok_or_else(|| cannot("turn")),
+            None => t
+                .best_over_speed(|v| t.instant_turn(v, p))
+                .map(|x| x.0)
+                .ok_or_else(|| cannot("turn")),
         },
         "roc_mps" => match pinned {
             Some(v) => t.climb_rate(v, p).ok_or_else(|| cannot("hold the climb")),
             None => t.best_climb(p).map(|x| x.0).ok_or_else(|| cannot("climb")),
         },
-        "corner_speed_mps" => t.corner_speed(p).ok_or_else(|| cannot("reach its structural limit")),
-        "specific_range_m_per_kg" => t.specific_range().map(|x| x.0).ok_or_else(|| cannot("cruise on dry power")),
-        other => Err(format!("unknown metric '{other}' (known: {})", METRICS.join(", "))),
+        "corner_speed_mps" => t
+            .corner_speed(p)
+            .ok_or_else(|| cannot("reach its structural limit")),
+        "specific_range_m_per_kg" => t
+            .specific_range()
+            .map(|x| x.0)
+            .ok_or_else(|| cannot("cruise on dry power")),
+        other => Err(format!(
+            "unknown metric '{other}' (known: {})",
+            METRICS.join(", ")
+        )),
     }
 }
 
@@ -202,7 +264,11 @@ fn conditions(m: &AircraftModel, r: &ExpectRow) -> String {
 
 /// Judges one row.
 pub fn judge(m: &AircraftModel, row: &ExpectRow) -> RowResult {
-    let allowed = if row.metric == "ps_mps" { row.tolerance } else { row.expected.abs() * row.tolerance };
+    let allowed = if row.metric == "ps_mps" {
+        row.tolerance
+    } else {
+        row.expected.abs() * row.tolerance
+    };
     let cond = conditions(m, row);
     match compute(m, row) {
         Ok(got) => RowResult {
@@ -213,7 +279,14 @@ pub fn judge(m: &AircraftModel, row: &ExpectRow) -> RowResult {
             pass: got.is_finite() && (got - row.expected).abs() <= allowed,
             note: None,
         },
-        Err(e) => RowResult { row: row.clone(), conditions: cond, got: None, allowed, pass: false, note: Some(e) },
+        Err(e) => RowResult {
+            row: row.clone(),
+            conditions: cond,
+            got: None,
+            allowed,
+            pass: false,
+            note: Some(e),
+        },
     }
 }
 

@@ -58,7 +58,13 @@ const V_MAX: f64 = 1400.0;
 impl<'a> Trimmer<'a> {
     /// Prepares a trim at `c`.
     pub fn new(m: &'a AircraftModel, c: &Condition) -> Self {
-        Self { m, atm: isa(c.altitude_m), alt: c.altitude_m, weight: c.mass_kg.max(1e-9) * G0, payload_cd0: c.payload_cd0 }
+        Self {
+            m,
+            atm: isa(c.altitude_m),
+            alt: c.altitude_m,
+            weight: c.mass_kg.max(1e-9) * G0,
+            payload_cd0: c.payload_cd0,
+        }
     }
 
     /// The atmosphere at the condition.
@@ -133,7 +139,8 @@ impl<'a> Trimmer<'a> {
             // N = (c0 + s·α)·qS + T·sin α peaks inside the segment where cos α = −s·qS/T.
             if t > 0.0 && a1 > a0 {
                 let cfg = self.config(mach);
-                let s = (lift_drag(m, a1, mach, &cfg).cl() - lift_drag(m, a0, mach, &cfg).cl()) / (a1 - a0);
+                let s = (lift_drag(m, a1, mach, &cfg).cl() - lift_drag(m, a0, mach, &cfg).cl())
+                    / (a1 - a0);
                 let ca = -s * qs / t;
                 if (-1.0..=1.0).contains(&ca) {
                     let a = crate::math::atan2((1.0 - ca * ca).sqrt(), ca);
@@ -148,7 +155,13 @@ impl<'a> Trimmer<'a> {
     }
 
     /// The smallest alpha (on the rising branch) whose normal force carries `n·W`, if the wing can.
-    pub fn alpha_for_load(&self, v: f64, n: f64, power: Power, alpha_cap: Option<f64>) -> Option<f64> {
+    pub fn alpha_for_load(
+        &self,
+        v: f64,
+        n: f64,
+        power: Power,
+        alpha_cap: Option<f64>,
+    ) -> Option<f64> {
         let (n_max, a_max) = self.max_load(v, power, alpha_cap);
         if n_max < n {
             return None;
@@ -172,7 +185,11 @@ impl<'a> Trimmer<'a> {
 
     /// FBW alpha cap for manoeuvre metrics (the flight computer holds the aircraft below it).
     pub fn fbw_alpha_cap(&self) -> Option<f64> {
-        if self.m.has_fbw { self.m.alpha_limit } else { None }
+        if self.m.has_fbw {
+            self.m.alpha_limit
+        } else {
+            None
+        }
     }
 
     /// Specific excess power, m/s, at `n` g: `V·(T·cos α − D)/W`. `None` if the wing cannot hold n.
@@ -188,7 +205,7 @@ impl<'a> Trimmer<'a> {
         let mut v = V_MIN;
         while v <= V_MAX {
             if flies(v) {
-                return Some(self.bisect(v - 1.0, v, |x| flies(x)));
+                return Some(self.bisect(v - 1.0, v, flies));
             }
             v += 1.0;
         }
@@ -229,7 +246,11 @@ impl<'a> Trimmer<'a> {
             v += 1.0;
         }
         let low_edge = low?;
-        let lo = if low_edge > V_MIN { self.bisect(low_edge - 1.0, low_edge, ok) } else { low_edge };
+        let lo = if low_edge > V_MIN {
+            self.bisect(low_edge - 1.0, low_edge, ok)
+        } else {
+            low_edge
+        };
         let mut v = low_edge;
         while v + 1.0 <= V_MAX && ok(v + 1.0) {
             v += 1.0;
@@ -249,7 +270,9 @@ impl<'a> Trimmer<'a> {
 
     /// Placard speed (true airspeed) from `max_keas`, m/s.
     pub fn placard_speed(&self) -> Option<f64> {
-        self.m.max_eas_mps.map(|eas| eas / (self.atm.density_kg_m3 / RHO0).sqrt())
+        self.m
+            .max_eas_mps
+            .map(|eas| eas / (self.atm.density_kg_m3 / RHO0).sqrt())
     }
 
     /// Maximum level-flight Mach: the top of the sustainable band reached by accelerating from
@@ -352,7 +375,11 @@ impl<'a> Trimmer<'a> {
 
     /// Level turn rate, deg/s, at load factor `n` and speed `v`: `g·√(n²−1)/V`.
     pub fn turn_rate_deg_s(n: f64, v: f64) -> f64 {
-        if n <= 1.0 || v <= 0.0 { 0.0 } else { (G0 * (n * n - 1.0).sqrt() / v).to_degrees() }
+        if n <= 1.0 || v <= 0.0 {
+            0.0
+        } else {
+            (G0 * (n * n - 1.0).sqrt() / v).to_degrees()
+        }
     }
 
     /// Instantaneous load factor at `v`.

@@ -78,7 +78,14 @@ pub struct SchemaWarning {
 
 impl fmt::Display for SchemaWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: `{}`: {}", self.file.display(), self.line, self.key, self.message)
+        write!(
+            f,
+            "{}:{}: `{}`: {}",
+            self.file.display(),
+            self.line,
+            self.key,
+            self.message
+        )
     }
 }
 
@@ -374,7 +381,9 @@ pub struct SpeedbrakeDef {
 
 impl Default for SpeedbrakeDef {
     fn default() -> Self {
-        Self { transit_time_s: 1.5 }
+        Self {
+            transit_time_s: 1.5,
+        }
     }
 }
 
@@ -437,6 +446,10 @@ pub struct FlightModelDef {
 impl FlightModelDef {
     /// The line a dotted key was authored on (1 when unknown).
     pub fn line_of(&self, key: &str) -> usize {
-        self.key_lines.iter().find(|(k, _)| k == key).map(|(_, l)| *l).unwrap_or(1)
+        self.key_lines
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, l)| *l)
+            .unwrap_or(1)
     }
 }

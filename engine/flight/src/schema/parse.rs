@@ -23,13 +23,23 @@ pub fn read_flight_model(path: &Path) -> Result<Parsed<FlightModelDef>, SchemaEr
 /// Reads a text file, refusing anything larger than [`MAX_FILE_BYTES`].
 pub(crate) fn read_capped(path: &Path) -> Result<String, SchemaError> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|source| SchemaError::Io { file: path.into(), source })?;
+    let file = std::fs::File::open(path).map_err(|source| SchemaError::Io {
+        file: path.into(),
+        source,
+    })?;
     let mut buf = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut buf)
-        .map_err(|source| SchemaError::Io { file: path.into(), source })?;
+        .map_err(|source| SchemaError::Io {
+            file: path.into(),
+            source,
+        })?;
     if buf.len() as u64 > MAX_FILE_BYTES {
-        return Err(SchemaError::TooLarge { file: path.into(), size: buf.len() as u64, limit: MAX_FILE_BYTES });
+        return Err(SchemaError::TooLarge {
+            file: path.into(),
+            size: buf.len() as u64,
+            limit: MAX_FILE_BYTES,
+        });
     }
     String::from_utf8(buf).map_err(|e| SchemaError::Syntax {
         file: path.into(),
@@ -50,7 +60,12 @@ impl<'s> Ctx<'s> {
     pub(crate) fn new(file: &'s Path, text: &str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Self { file, line_starts, warnings: Vec::new(), key_lines: Vec::new() }
+        Self {
+            file,
+            line_starts,
+            warnings: Vec::new(),
+            key_lines: Vec::new(),
+        }
     }
 
     pub(crate) fn line(&self, offset: Option<std::ops::Range<usize>>) -> usize {
@@ -61,7 +76,12 @@ impl<'s> Ctx<'s> {
     }
 
     pub(crate) fn err(&self, key: &str, line: usize, problem: impl Into<String>) -> SchemaError {
-        SchemaError::Invalid { file: self.file.into(), key: key.into(), line: line.max(1), problem: problem.into() }
+        SchemaError::Invalid {
+            file: self.file.into(),
+            key: key.into(),
+            line: line.max(1),
+            problem: problem.into(),
+        }
     }
 
     pub(crate) fn parse_doc(&self, text: &str) -> Result<Document<String>, SchemaError> {
@@ -83,15 +103,29 @@ pub(crate) struct Tbl<'a> {
 
 impl<'a> Tbl<'a> {
     pub(crate) fn root(table: &'a dyn TableLike) -> Self {
-        Self { table, path: String::new(), line: 1, used: BTreeSet::new() }
+        Self {
+            table,
+            path: String::new(),
+            line: 1,
+            used: BTreeSet::new(),
+        }
     }
 
     pub(crate) fn with_path(table: &'a dyn TableLike, path: String, line: usize) -> Self {
-        Self { table, path, line, used: BTreeSet::new() }
+        Self {
+            table,
+            path,
+            line,
+            used: BTreeSet::new(),
+        }
     }
 
     fn key_path(&self, key: &str) -> String {
-        if self.path.is_empty() { key.to_owned() } else { format!("{}.{}", self.path, key) }
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{}", self.path, key)
+        }
     }
 
     fn key_line(&self, ctx: &Ctx<'_>, key: &str) -> usize {
@@ -115,7 +149,11 @@ impl<'a> Tbl<'a> {
     }
 
     /// A sub-table (`[a.b]` or an inline table).
-    pub(crate) fn table(&mut self, ctx: &Ctx<'_>, key: &str) -> Result<Option<Tbl<'a>>, SchemaError> {
+    pub(crate) fn table(
+        &mut self,
+        ctx: &Ctx<'_>,
+        key: &str,
+    ) -> Result<Option<Tbl<'a>>, SchemaError> {
         let line = self.key_line(ctx, key);
         match self.item(key) {
             None => Ok(None),
@@ -129,7 +167,11 @@ impl<'a> Tbl<'a> {
                         used: BTreeSet::new(),
                     }))
                 }
-                None => Err(ctx.err(&self.key_path(key), line, format!("expected a table, found {}", item.type_name()))),
+                None => Err(ctx.err(
+                    &self.key_path(key),
+                    line,
+                    format!("expected a table, found {}", item.type_name()),
+                )),
             },
         }
     }
@@ -141,7 +183,11 @@ impl<'a> Tbl<'a> {
             .ok_or_else(|| ctx.err(&self.key_path(key), line, "required table is missing"))
     }
 
-    fn value(&mut self, ctx: &Ctx<'_>, key: &str) -> Result<Option<(&'a Value, usize)>, SchemaError> {
+    fn value(
+        &mut self,
+        ctx: &Ctx<'_>,
+        key: &str,
+    ) -> Result<Option<(&'a Value, usize)>, SchemaError> {
         let line = self.key_line(ctx, key);
         match self.item(key) {
             None => Ok(None),
@@ -149,17 +195,31 @@ impl<'a> Tbl<'a> {
                 ctx_record(ctx, &self.key_path(key), line);
                 Ok(Some((v, line)))
             }
-            Some(other) => {
-                Err(ctx.err(&self.key_path(key), line, format!("expected a value, found {}", other.type_name())))
-            }
+            Some(other) => Err(ctx.err(
+                &self.key_path(key),
+                line,
+                format!("expected a value, found {}", other.type_name()),
+            )),
         }
     }
 
     /// An optional number (integer or float), which must be finite.
-    pub(crate) fn opt_f64(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Result<Option<f64>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else { return Ok(None) };
+    pub(crate) fn opt_f64(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+    ) -> Result<Option<f64>, SchemaError> {
+        let Some((v, line)) = self.value(ctx, key)? else {
+            return Ok(None);
+        };
         ctx.key_lines.push((self.key_path(key), line));
-        let x = number(v).ok_or_else(|| ctx.err(&self.key_path(key), line, format!("expected a number, found {}", v.type_name())))?;
+        let x = number(v).ok_or_else(|| {
+            ctx.err(
+                &self.key_path(key),
+                line,
+                format!("expected a number, found {}", v.type_name()),
+            )
+        })?;
         if !x.is_finite() {
             return Err(ctx.err(&self.key_path(key), line, "must be a finite number"));
         }
@@ -169,58 +229,115 @@ impl<'a> Tbl<'a> {
     /// A required number.
     pub(crate) fn f64(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Result<f64, SchemaError> {
         let line = self.line;
-        self.opt_f64(ctx, key)?.ok_or_else(|| ctx.err(&self.key_path(key), line, "required key is missing"))
+        self.opt_f64(ctx, key)?
+            .ok_or_else(|| ctx.err(&self.key_path(key), line, "required key is missing"))
     }
 
     /// A number with a default.
-    pub(crate) fn f64_or(&mut self, ctx: &mut Ctx<'_>, key: &str, default: f64) -> Result<f64, SchemaError> {
+    pub(crate) fn f64_or(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+        default: f64,
+    ) -> Result<f64, SchemaError> {
         Ok(self.opt_f64(ctx, key)?.unwrap_or(default))
     }
 
     /// An optional string.
-    pub(crate) fn opt_str(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Result<Option<String>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else { return Ok(None) };
+    pub(crate) fn opt_str(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+    ) -> Result<Option<String>, SchemaError> {
+        let Some((v, line)) = self.value(ctx, key)? else {
+            return Ok(None);
+        };
         ctx.key_lines.push((self.key_path(key), line));
         match v.as_str() {
             Some(s) => Ok(Some(s.to_owned())),
-            None => Err(ctx.err(&self.key_path(key), line, format!("expected a string, found {}", v.type_name()))),
+            None => Err(ctx.err(
+                &self.key_path(key),
+                line,
+                format!("expected a string, found {}", v.type_name()),
+            )),
         }
     }
 
     /// An optional boolean.
-    pub(crate) fn opt_bool(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Result<Option<bool>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else { return Ok(None) };
+    pub(crate) fn opt_bool(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+    ) -> Result<Option<bool>, SchemaError> {
+        let Some((v, line)) = self.value(ctx, key)? else {
+            return Ok(None);
+        };
         ctx.key_lines.push((self.key_path(key), line));
         match v.as_bool() {
             Some(b) => Ok(Some(b)),
-            None => Err(ctx.err(&self.key_path(key), line, format!("expected true or false, found {}", v.type_name()))),
+            None => Err(ctx.err(
+                &self.key_path(key),
+                line,
+                format!("expected true or false, found {}", v.type_name()),
+            )),
         }
     }
 
     /// An array of finite numbers, at most `max` long.
-    pub(crate) fn opt_array(&mut self, ctx: &mut Ctx<'_>, key: &str, max: usize) -> Result<Option<Vec<f64>>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else { return Ok(None) };
+    pub(crate) fn opt_array(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+        max: usize,
+    ) -> Result<Option<Vec<f64>>, SchemaError> {
+        let Some((v, line)) = self.value(ctx, key)? else {
+            return Ok(None);
+        };
         let path = self.key_path(key);
-        let arr = v.as_array().ok_or_else(|| ctx.err(&path, line, format!("expected an array of numbers, found {}", v.type_name())))?;
+        let arr = v.as_array().ok_or_else(|| {
+            ctx.err(
+                &path,
+                line,
+                format!("expected an array of numbers, found {}", v.type_name()),
+            )
+        })?;
         if arr.len() > max {
-            return Err(ctx.err(&path, line, format!("has {} entries; at most {max} are accepted", arr.len())));
+            return Err(ctx.err(
+                &path,
+                line,
+                format!("has {} entries; at most {max} are accepted", arr.len()),
+            ));
         }
         let mut out = Vec::with_capacity(arr.len());
         for (i, e) in arr.iter().enumerate() {
             let x = number(e).ok_or_else(|| {
-                ctx.err(&path, ctx.line(e.span()).max(line), format!("entry {i} is {}, expected a number", e.type_name()))
+                ctx.err(
+                    &path,
+                    ctx.line(e.span()).max(line),
+                    format!("entry {i} is {}, expected a number", e.type_name()),
+                )
             })?;
             if !x.is_finite() {
-                return Err(ctx.err(&path, ctx.line(e.span()).max(line), format!("entry {i} is not finite")));
+                return Err(ctx.err(
+                    &path,
+                    ctx.line(e.span()).max(line),
+                    format!("entry {i} is not finite"),
+                ));
             }
             out.push(x);
         }
         Ok(Some(out))
     }
 
-    fn req_array(&mut self, ctx: &mut Ctx<'_>, key: &str, max: usize) -> Result<Vec<f64>, SchemaError> {
+    fn req_array(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        key: &str,
+        max: usize,
+    ) -> Result<Vec<f64>, SchemaError> {
         let line = self.line;
-        self.opt_array(ctx, key, max)?.ok_or_else(|| ctx.err(&self.key_path(key), line, "required key is missing"))
+        self.opt_array(ctx, key, max)?
+            .ok_or_else(|| ctx.err(&self.key_path(key), line, "required key is missing"))
     }
 
     /// Warns about every key not consumed, then drops the table.
@@ -228,7 +345,11 @@ impl<'a> Tbl<'a> {
         for (k, item) in self.table.iter() {
             if !self.used.contains(k) {
                 let l = ctx.line(self.table.key(k).and_then(|key| key.span()));
-                let l = if l == 0 { ctx.line(item.span()).max(self.line) } else { l };
+                let l = if l == 0 {
+                    ctx.line(item.span()).max(self.line)
+                } else {
+                    l
+                };
                 ctx.warnings.push(SchemaWarning {
                     file: ctx.file.into(),
                     key: self.key_path(k),
@@ -255,9 +376,19 @@ fn number(v: &Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
 }
 
-fn check_axis(ctx: &Ctx<'_>, key: &str, line: usize, xs: &[f64], min_len: usize) -> Result<(), SchemaError> {
+fn check_axis(
+    ctx: &Ctx<'_>,
+    key: &str,
+    line: usize,
+    xs: &[f64],
+    min_len: usize,
+) -> Result<(), SchemaError> {
     if xs.len() < min_len {
-        return Err(ctx.err(key, line, format!("needs at least {min_len} breakpoints, has {}", xs.len())));
+        return Err(ctx.err(
+            key,
+            line,
+            format!("needs at least {min_len} breakpoints, has {}", xs.len()),
+        ));
     }
     if let Some(i) = xs.windows(2).position(|w| w[1] <= w[0]) {
         return Err(ctx.err(
@@ -270,7 +401,12 @@ fn check_axis(ctx: &Ctx<'_>, key: &str, line: usize, xs: &[f64], min_len: usize)
 }
 
 /// Reads a 2-D table `{row_key, col_key, values}`.
-pub(crate) fn table2d(ctx: &mut Ctx<'_>, mut t: Tbl<'_>, row_key: &str, col_key: &str) -> Result<Table2DDef, SchemaError> {
+pub(crate) fn table2d(
+    ctx: &mut Ctx<'_>,
+    mut t: Tbl<'_>,
+    row_key: &str,
+    col_key: &str,
+) -> Result<Table2DDef, SchemaError> {
     let line = t.line_no();
     let path = t.path().to_owned();
     let rows = t.req_array(ctx, row_key, MAX_AXIS)?;
@@ -295,11 +431,21 @@ pub(crate) fn table2d(ctx: &mut Ctx<'_>, mut t: Tbl<'_>, row_key: &str, col_key:
         ));
     }
     t.finish(ctx);
-    Ok(Table2DDef { rows, cols, values, line: Line(line) })
+    Ok(Table2DDef {
+        rows,
+        cols,
+        values,
+        line: Line(line),
+    })
 }
 
 /// Reads a 1-D table `{x_key, values_key}`.
-pub(crate) fn table1d(ctx: &mut Ctx<'_>, mut t: Tbl<'_>, x_key: &str, v_key: &str) -> Result<Table1DDef, SchemaError> {
+pub(crate) fn table1d(
+    ctx: &mut Ctx<'_>,
+    mut t: Tbl<'_>,
+    x_key: &str,
+    v_key: &str,
+) -> Result<Table1DDef, SchemaError> {
     let line = t.line_no();
     let path = t.path().to_owned();
     let xs = t.req_array(ctx, x_key, MAX_AXIS)?;
@@ -311,17 +457,29 @@ pub(crate) fn table1d(ctx: &mut Ctx<'_>, mut t: Tbl<'_>, x_key: &str, v_key: &st
         return Err(ctx.err(
             &format!("{path}.{v_key}"),
             vline,
-            format!("has {} values but {x_key} has {} breakpoints", values.len(), xs.len()),
+            format!(
+                "has {} values but {x_key} has {} breakpoints",
+                values.len(),
+                xs.len()
+            ),
         ));
     }
     t.finish(ctx);
-    Ok(Table1DDef { xs, values, line: Line(line) })
+    Ok(Table1DDef {
+        xs,
+        values,
+        line: Line(line),
+    })
 }
 
 /// Parses flight-model text; `file` is used only for messages.
 pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelDef>, SchemaError> {
     if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(SchemaError::TooLarge { file: file.into(), size: text.len() as u64, limit: MAX_FILE_BYTES });
+        return Err(SchemaError::TooLarge {
+            file: file.into(),
+            size: text.len() as u64,
+            limit: MAX_FILE_BYTES,
+        });
     }
     let mut ctx = Ctx::new(file, text);
     let doc = ctx.parse_doc(text)?;
@@ -330,7 +488,11 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
 
     if let Some(item) = doc.as_table().get("expect") {
         let line = c.line(item.span()).max(1);
-        return Err(c.err("expect", line, "this is an expectation file (*.expect.toml), not a flight model"));
+        return Err(c.err(
+            "expect",
+            line,
+            "this is an expectation file (*.expect.toml), not a flight model",
+        ));
     }
 
     // [aircraft]
@@ -338,10 +500,13 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     let aircraft = AircraftMeta {
         name: {
             let l = t.line_no();
-            t.opt_str(c, "name")?.ok_or_else(|| c.err("aircraft.name", l, "required key is missing"))?
+            t.opt_str(c, "name")?
+                .ok_or_else(|| c.err("aircraft.name", l, "required key is missing"))?
         },
         role: t.opt_str(c, "type")?.unwrap_or_else(|| "fighter".into()),
-        engine_type: t.opt_str(c, "engine_type")?.unwrap_or_else(|| "turbofan".into()),
+        engine_type: t
+            .opt_str(c, "engine_type")?
+            .unwrap_or_else(|| "turbofan".into()),
         has_fbw: t.opt_bool(c, "has_fbw")?.unwrap_or(false),
         cruise_alt_m: t.opt_f64(c, "cruise_alt_m")?,
         mesh: t.opt_str(c, "mesh")?,
@@ -365,7 +530,11 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     };
     t.finish(c);
     if doc.as_table().get("hardpoints").is_some() {
-        return Err(c.err("hardpoints", 1, "hardpoints belong in the entity definition, not the flight model"));
+        return Err(c.err(
+            "hardpoints",
+            1,
+            "hardpoints belong in the entity definition, not the flight model",
+        ));
     }
 
     // [aero.*]
@@ -494,7 +663,11 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
             };
             let l = t.line_no();
             if !(v.min_deg <= v.ref_sweep_deg && v.ref_sweep_deg <= v.max_deg) {
-                return Err(c.err("wing_sweep.ref_sweep_deg", l, "must satisfy min_deg <= ref_sweep_deg <= max_deg"));
+                return Err(c.err(
+                    "wing_sweep.ref_sweep_deg",
+                    l,
+                    "must satisfy min_deg <= ref_sweep_deg <= max_deg",
+                ));
             }
             t.finish(c);
             Some(v)
@@ -511,7 +684,11 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
                 Some("ccw") => PropRotation::Ccw,
                 Some("contra") => PropRotation::Contra,
                 Some(other) => {
-                    return Err(c.err("prop.rotation", l, format!("must be \"cw\", \"ccw\" or \"contra\", not {other:?}")));
+                    return Err(c.err(
+                        "prop.rotation",
+                        l,
+                        format!("must be \"cw\", \"ccw\" or \"contra\", not {other:?}"),
+                    ));
                 }
             };
             let v = PropDef {
@@ -558,7 +735,9 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     };
     let speedbrake = match root.table(c, "speedbrake")? {
         Some(mut t) => {
-            let v = SpeedbrakeDef { transit_time_s: t.f64_or(c, "transit_time_s", 1.5)? };
+            let v = SpeedbrakeDef {
+                transit_time_s: t.f64_or(c, "transit_time_s", 1.5)?,
+            };
             t.finish(c);
             v
         }
@@ -581,7 +760,12 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     }
     if let Some(mut t) = root.table(c, "carrier")? {
         passive.carrier = true;
-        for k in ["approach_m_s", "approach_aoa_deg", "cat_min_m_s", "hook_length_m"] {
+        for k in [
+            "approach_m_s",
+            "approach_aoa_deg",
+            "cat_min_m_s",
+            "hook_length_m",
+        ] {
             t.opt_f64(c, k)?;
         }
         t.finish(c);
@@ -610,7 +794,10 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
         passive,
         key_lines,
     };
-    Ok(Parsed { value, warnings: ctx.warnings })
+    Ok(Parsed {
+        value,
+        warnings: ctx.warnings,
+    })
 }
 
 fn damper(t: &mut Tbl<'_>, c: &mut Ctx<'_>, key: &str) -> Result<Option<Table1DDef>, SchemaError> {
@@ -631,6 +818,10 @@ fn scales(t: &mut Tbl<'_>, c: &mut Ctx<'_>, key: &str) -> Result<SweepScales, Sc
             s.finish(c);
             Ok(v)
         }
-        None => Ok(SweepScales { cl_scale: 1.0, k_scale: 1.0, cd0_delta: 0.0 }),
+        None => Ok(SweepScales {
+            cl_scale: 1.0,
+            k_scale: 1.0,
+            cd0_delta: 0.0,
+        }),
     }
 }

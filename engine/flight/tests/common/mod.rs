@@ -23,7 +23,9 @@ pub fn shared_dir() -> Option<PathBuf> {
 /// The fixture pack, or `None` (after printing why) when absent. Panics instead when
 /// `FL_REQUIRE_FIXTURES=1`.
 pub fn pack() -> Option<PathBuf> {
-    let p = shared_dir().map(|d| d.join("fixtures/fl-base-pack")).filter(|p| p.join("aircraft").is_dir());
+    let p = shared_dir()
+        .map(|d| d.join("fixtures/fl-base-pack"))
+        .filter(|p| p.join("aircraft").is_dir());
     if p.is_none() {
         if std::env::var("FL_REQUIRE_FIXTURES").as_deref() == Ok("1") {
             panic!("FL_REQUIRE_FIXTURES=1 but the fixture pack was not found (set FL_SHARED_DIR)");
@@ -38,7 +40,9 @@ pub const PACK_AIRCRAFT: [&str; 4] = ["f5e", "f16a", "t38a", "mig21bis"];
 
 /// Path of a pack aircraft's model.
 pub fn pack_model_path(pack: &Path, name: &str) -> PathBuf {
-    pack.join("aircraft").join(name).join(format!("{name}.toml"))
+    pack.join("aircraft")
+        .join(name)
+        .join(format!("{name}.toml"))
 }
 
 /// Loads and compiles a model file, failing the test on any error.
@@ -50,5 +54,7 @@ pub fn load(path: &Path) -> AircraftModel {
 /// Our own test aircraft (always available).
 pub fn test_jet() -> AircraftModel {
     // Both crates that include this file sit two levels below the workspace root.
-    load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engine/flight/tests/data/test_jet.toml"))
+    load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engine/flight/tests/data/test_jet.toml"),
+    )
 }

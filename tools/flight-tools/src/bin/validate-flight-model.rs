@@ -20,6 +20,13 @@ fn main() -> ExitCode {
     for l in &r.lines {
         println!("{l}");
     }
-    println!("{} file(s): {} error(s), {} warning(s)", r.files, r.errors, r.warnings);
-    if r.errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    println!(
+        "{} file(s): {} error(s), {} warning(s)",
+        r.files, r.errors, r.warnings
+    );
+    if r.errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
