@@ -7,7 +7,7 @@
 //! without `has_fbw`, or add stability the airframe does not have (the pack's models are
 //! statically stable; FBW here is a limiter, not a SAS).
 
-use crate::aero::{AeroConfig, lift_drag};
+use crate::aero::AeroConfig;
 use crate::model::AircraftModel;
 
 /// Natural frequency of the limiter's alpha loop, rad/s.
@@ -17,6 +17,8 @@ pub const LOOP_ZETA: f64 = 0.9;
 
 /// The alpha (rad) on the lift curve's rising branch, at `mach`, whose lift coefficient is
 /// `cl_needed`; the branch ends (alpha of peak CL, or of the minimum for negative CL) clamp it.
+/// Works on the lift table's alpha nodes with the Mach column located once (CL is linear in alpha
+/// between nodes at a fixed Mach), so it costs one pass over the nodes.
 fn alpha_for_cl(
     m: &AircraftModel,
     mach: f64,
@@ -25,12 +27,14 @@ fn alpha_for_cl(
     positive: bool,
 ) -> f64 {
     let rows = m.cl.rows();
-    let cl = |a: f64| lift_drag(m, a, mach, cfg).cl();
-    // Find the peak (or trough) node and walk toward it from the zero-lift region.
+    let loc = m.cl.locate_col(mach);
+    let scale = m.sweep.as_ref().map_or(1.0, |s| s.scales(cfg.sweep_deg)[0]);
+    let devices = m.speedbrake_cl * cfg.speedbrake + m.flaps.map_or(0.0, |f| f.cl * cfg.flaps);
+    let cl = |i: usize| m.cl.at_row(i, loc) * scale + devices;
     let mut best_i = 0;
-    let mut best = cl(rows[0]);
-    for (i, &a) in rows.iter().enumerate().skip(1) {
-        let c = cl(a);
+    let mut best = cl(0);
+    for i in 1..rows.len() {
+        let c = cl(i);
         if (positive && c > best) || (!positive && c < best) {
             best = c;
             best_i = i;
@@ -40,10 +44,9 @@ fn alpha_for_cl(
         return rows[best_i];
     }
     if positive {
-        // Walk down from the peak to the segment that brackets the target.
         let mut i = best_i;
         while i > 0 {
-            let (c0, c1) = (cl(rows[i - 1]), cl(rows[i]));
+            let (c0, c1) = (cl(i - 1), cl(i));
             if c0 <= cl_needed && cl_needed <= c1 && c1 > c0 {
                 return rows[i - 1] + (rows[i] - rows[i - 1]) * (cl_needed - c0) / (c1 - c0);
             }
@@ -53,7 +56,7 @@ fn alpha_for_cl(
     } else {
         let mut i = best_i;
         while i + 1 < rows.len() {
-            let (c0, c1) = (cl(rows[i]), cl(rows[i + 1]));
+            let (c0, c1) = (cl(i), cl(i + 1));
             if c0 <= cl_needed && cl_needed <= c1 && c1 > c0 {
                 return rows[i] + (rows[i + 1] - rows[i]) * (cl_needed - c0) / (c1 - c0);
             }

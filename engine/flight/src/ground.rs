@@ -113,6 +113,12 @@ pub fn contact(
 ) -> Contact {
     let mut out = Contact::default();
     let g = &m.gear;
+    // Airborne early-out: no contact point can reach the floor this tick.
+    let f = floor.sample(planet, s.position);
+    let clearance = planet.altitude(s.position) - f.height_m;
+    if clearance.is_nan() || clearance > g.reach_m + 1.0 {
+        return out;
+    }
     let ground_speed = s.velocity.length();
     // Nosewheel authority fades with speed: full below 15 m/s, 20% above 50 m/s.
     let fade = if ground_speed <= 15.0 {

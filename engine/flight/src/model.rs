@@ -91,6 +91,8 @@ pub struct GearModel {
     pub max_sink_rate_m_s: f64,
     /// Static strut deflection, m.
     pub static_deflection_m: f64,
+    /// Largest distance of any contact point from the CG, m (for the airborne early-out).
+    pub reach_m: f64,
 }
 
 /// Variable-sweep data.
@@ -356,7 +358,16 @@ impl AircraftModel {
             max_steer_rad: g.max_steer_deg * DEG,
             max_sink_rate_m_s: g.max_sink_rate_m_s,
             static_deflection_m: s0,
+            reach_m: 0.0,
         };
+        let mut gear = gear;
+        let norm = |p: &[f64; 3]| (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+        gear.reach_m = gear
+            .wheels
+            .iter()
+            .map(|w| norm(&w.point))
+            .chain(gear.hard_points.iter().map(norm))
+            .fold(0.0, f64::max);
         Ok(AircraftModel {
             name: d.aircraft.name.clone(),
             has_fbw: d.aircraft.has_fbw,

@@ -100,6 +100,25 @@ impl Table2D {
         }
         self
     }
+    /// Locates a column coordinate once, for repeated [`Table2D::at_row`] lookups.
+    #[inline]
+    pub fn locate_col(&self, c: f64) -> (usize, f64) {
+        if self.cols.len() > 1 {
+            locate(&self.cols, c)
+        } else {
+            (0, 0.0)
+        }
+    }
+
+    /// Value at row node `r` and a pre-located column.
+    #[inline]
+    pub fn at_row(&self, r: usize, (j, t): (usize, f64)) -> f64 {
+        let nc = self.cols.len();
+        let j1 = if nc > 1 { j + 1 } else { j };
+        let a = self.values[r * nc + j];
+        a + (self.values[r * nc + j1] - a) * t
+    }
+
     /// Bilinear value at (`r`, `c`), clamped at the edges.
     #[inline]
     pub fn eval(&self, r: f64, c: f64) -> f64 {
