@@ -475,3 +475,165 @@ fn a_hard_touchdown_collapses_the_gear() {
     }
     assert_eq!(crash, Some(CrashKind::GearCollapse));
 }
+
+#[test]
+fn engine_spools_lights_the_burner_and_burns_fuel() {
+    let w = World::new();
+    let m = common::test_jet();
+    let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
+    s.spool = 0.0;
+    let tau = m.engine.spool_time_s;
+    let ticks = (tau * 60.0).round() as u64;
+    let full = Controls {
+        throttle: 1.0,
+        afterburner: true,
+        ..c
+    };
+    let fuel0 = s.fuel_kg;
+    fly(&m, &w, &mut s, &full, ticks);
+    // First-order lag: 1 − e^{-1} ≈ 63% after one time constant (discrete: 1 − (1 − dt/τ)^n).
+    let expect = 1.0 - (1.0 - 1.0 / (60.0 * tau)).powi(ticks as i32);
+    assert!(
+        (s.spool - expect).abs() < 1e-9,
+        "spool {} vs {expect}",
+        s.spool
+    );
+    assert_eq!(
+        s.afterburner, 0.0,
+        "the burner must not light below the spool threshold"
+    );
+    fly(&m, &w, &mut s, &full, 600);
+    assert!(s.afterburner > 0.99, "burner {}", s.afterburner);
+    let burnt = fuel0 - s.fuel_kg;
+    assert!(
+        burnt > m.engine.ff_mil * 3.0 && burnt < m.engine.ff_ab * 14.0,
+        "burnt {burnt} kg"
+    );
+    // With the burner lit, fuel drops at the afterburner flow.
+    let before = s.fuel_kg;
+    fly(&m, &w, &mut s, &full, 60);
+    let rate = before - s.fuel_kg;
+    assert!(
+        (rate - m.engine.ff_ab).abs() < 0.02 * m.engine.ff_ab,
+        "AB flow {rate} kg/s"
+    );
+    // Run the tank dry: the engine winds down and thrust goes away.
+    s.fuel_kg = 0.5;
+    fly(&m, &w, &mut s, &full, 600);
+    assert_eq!(s.fuel_kg, 0.0);
+    assert!(
+        s.spool < 0.05 && s.afterburner < 0.01,
+        "spool {} ab {}",
+        s.spool,
+        s.afterburner
+    );
+}
+
+#[test]
+fn gear_and_speedbrake_slew_at_their_rates() {
+    let w = World::new();
+    let m = common::test_jet();
+    let (mut s, c) = trimmed(&m, &w, 5000.0, 150.0);
+    let down = Controls {
+        gear_down: true,
+        speedbrake: true,
+        ..c
+    };
+    let half = (m.gear.transit_time_s * 30.0).round() as u64;
+    fly(&m, &w, &mut s, &down, half);
+    assert!((s.gear - 0.5).abs() < 0.02, "gear at half time: {}", s.gear);
+    assert_eq!(s.speedbrake, 1.0);
+    fly(&m, &w, &mut s, &down, half + 1);
+    assert_eq!(s.gear, 1.0);
+    // Gear and brake drag slow the aircraft compared with a clean twin.
+    let (mut clean, _) = trimmed(&m, &w, 5000.0, 150.0);
+    let (mut dirty, _) = trimmed(&m, &w, 5000.0, 150.0);
+    dirty.gear = 1.0;
+    dirty.speedbrake = 1.0;
+    fly(&m, &w, &mut clean, &c, 300);
+    fly(&m, &w, &mut dirty, &down, 300);
+    assert!(dirty.velocity.length() < clean.velocity.length() - 5.0);
+}
+
+#[test]
+fn airspeeds_agree_at_sea_level_and_separate_at_altitude() {
+    let w = World::new();
+    let m = common::test_jet();
+    let (s, _) = trimmed(&m, &w, 0.0, 150.0);
+    let o = outputs(&m, &s, &w.env(0));
+    assert!((o.tas_mps - 150.0).abs() < 1e-9);
+    assert!((o.eas_mps - 150.0).abs() < 1e-9);
+    assert!((o.cas_mps - 150.0).abs() < 1e-6, "CAS at SL {}", o.cas_mps);
+    assert_eq!(o.ias_mps, o.cas_mps);
+    let (s, _) = trimmed(&m, &w, 10_000.0, 250.0);
+    let o = outputs(&m, &s, &w.env(0));
+    assert!(
+        o.eas_mps < o.cas_mps && o.cas_mps < o.tas_mps,
+        "EAS {} CAS {} TAS {}",
+        o.eas_mps,
+        o.cas_mps,
+        o.tas_mps
+    );
+    // Continuity of CAS through Mach 1 (subsonic isentropic vs Rayleigh pitot).
+    let p = fl_flight::atmosphere::isa(9000.0).pressure_pa;
+    let below = fl_flight::integrator::calibrated_airspeed(1.0 - 1e-9, p);
+    let above = fl_flight::integrator::calibrated_airspeed(1.0 + 1e-9, p);
+    assert!((below - above).abs() < 1e-3);
+}
+
+#[test]
+fn wind_and_turbulence_move_the_air_not_the_rules() {
+    let m = common::test_jet();
+    let mut w = World::new();
+    let (s, _) = trimmed(&m, &w, 3000.0, 200.0);
+    let calm = outputs(&m, &s, &w.env(0));
+    // A 20 m/s headwind (air moving towards +Z while the jet flies towards −Z) adds to airspeed.
+    w.wind = WindField {
+        steady: Vec3::new(0.0, 0.0, 20.0),
+        ..WindField::calm()
+    };
+    let head = outputs(&m, &s, &w.env(0));
+    assert!((head.tas_mps - calm.tas_mps - 20.0).abs() < 1e-9);
+    // A profile that grows with height.
+    w.wind = WindField {
+        profile: vec![(0.0, Vec3::ZERO), (6000.0, Vec3::new(0.0, 0.0, 30.0))],
+        ..WindField::calm()
+    };
+    let prof = outputs(&m, &s, &w.env(0));
+    assert!(
+        (prof.tas_mps - calm.tas_mps - 15.0).abs() < 1e-6,
+        "{}",
+        prof.tas_mps - calm.tas_mps
+    );
+    // Turbulence: same (entity, tick) ⇒ same air data; another entity ⇒ different gusts.
+    w.wind = WindField {
+        turbulence_m_s: 4.0,
+        ..WindField::calm()
+    };
+    let a = outputs(
+        &m,
+        &s,
+        &StepEnv {
+            entity: 5,
+            ..w.env(777)
+        },
+    );
+    let b = outputs(
+        &m,
+        &s,
+        &StepEnv {
+            entity: 5,
+            ..w.env(777)
+        },
+    );
+    let c = outputs(
+        &m,
+        &s,
+        &StepEnv {
+            entity: 6,
+            ..w.env(777)
+        },
+    );
+    assert_eq!(a, b);
+    assert_ne!(a.alpha_deg, c.alpha_deg);
+}
