@@ -29,10 +29,14 @@ pub trait Visitor {
     fn uint(&mut self, name: &'static str, value: u64);
     /// A signed integer.
     fn int(&mut self, name: &'static str, value: i64);
-    /// A float; `single` is true when the wire type is `float` (32-bit).
-    fn float(&mut self, name: &'static str, value: f64, single: bool);
-    /// A fixed array of floats.
-    fn floats(&mut self, name: &'static str, values: &[f64], single: bool);
+    /// A 64-bit float.
+    fn float64(&mut self, name: &'static str, value: f64);
+    /// A 32-bit float (kept at its own width, so NaN payloads survive).
+    fn float32(&mut self, name: &'static str, value: f32);
+    /// A fixed array of 64-bit floats.
+    fn floats64(&mut self, name: &'static str, values: &[f64]);
+    /// A fixed array of 32-bit floats.
+    fn floats32(&mut self, name: &'static str, values: &[f32]);
     /// A `char[N]` string, already decoded.
     fn text(&mut self, name: &'static str, value: &str);
     /// Opaque bytes.
@@ -53,9 +57,12 @@ pub trait Source {
         let _ = valid;
         self.uint(name, u64::from(u8::MAX))
     }
-    fn float(&mut self, name: &'static str) -> Result<f64, FieldError>;
+    fn float64(&mut self, name: &'static str) -> Result<f64, FieldError>;
+    fn float32(&mut self, name: &'static str) -> Result<f32, FieldError>;
     /// Exactly `out.len()` floats.
-    fn floats(&mut self, name: &'static str, out: &mut [f64]) -> Result<(), FieldError>;
+    fn floats64(&mut self, name: &'static str, out: &mut [f64]) -> Result<(), FieldError>;
+    /// Exactly `out.len()` floats.
+    fn floats32(&mut self, name: &'static str, out: &mut [f32]) -> Result<(), FieldError>;
     fn text(&mut self, name: &'static str) -> Result<String, FieldError>;
     /// Text that may be absent altogether (absent ≠ empty).
     fn optional_text(&mut self, name: &'static str) -> Result<Option<String>, FieldError>;
@@ -142,11 +149,10 @@ impl WireField for f32 {
         bytes[..4].copy_from_slice(&self.to_le_bytes());
     }
     fn visit(&self, name: &'static str, visitor: &mut dyn Visitor) {
-        visitor.float(name, f64::from(*self), true);
+        visitor.float32(name, *self);
     }
     fn build(name: &'static str, source: &mut dyn Source) -> Result<Self, FieldError> {
-        // Narrowing is the point: the wire type is a 32-bit float.
-        Ok(source.float(name)? as f32)
+        source.float32(name)
     }
 }
 
@@ -159,10 +165,10 @@ impl WireField for f64 {
         bytes[..8].copy_from_slice(&self.to_le_bytes());
     }
     fn visit(&self, name: &'static str, visitor: &mut dyn Visitor) {
-        visitor.float(name, *self, false);
+        visitor.float64(name, *self);
     }
     fn build(name: &'static str, source: &mut dyn Source) -> Result<Self, FieldError> {
-        source.float(name)
+        source.float64(name)
     }
 }
 
@@ -179,13 +185,12 @@ impl<const N: usize> WireField for [f32; N] {
         }
     }
     fn visit(&self, name: &'static str, visitor: &mut dyn Visitor) {
-        visitor.floats(name, &self.map(f64::from), true);
+        visitor.floats32(name, self);
     }
     fn build(name: &'static str, source: &mut dyn Source) -> Result<Self, FieldError> {
-        let mut wide = [0.0f64; N];
-        source.floats(name, &mut wide)?;
-        // Narrowing is the point: the wire type is a 32-bit float.
-        Ok(wide.map(|v| v as f32))
+        let mut out = [0.0f32; N];
+        source.floats32(name, &mut out)?;
+        Ok(out)
     }
 }
 
@@ -202,11 +207,11 @@ impl<const N: usize> WireField for [f64; N] {
         }
     }
     fn visit(&self, name: &'static str, visitor: &mut dyn Visitor) {
-        visitor.floats(name, self, false);
+        visitor.floats64(name, self);
     }
     fn build(name: &'static str, source: &mut dyn Source) -> Result<Self, FieldError> {
         let mut out = [0.0f64; N];
-        source.floats(name, &mut out)?;
+        source.floats64(name, &mut out)?;
         Ok(out)
     }
 }

@@ -100,12 +100,21 @@ impl Source for RandomSource {
             valid[self.rng.upto(valid.len() as u64 - 1) as usize],
         ))
     }
-    fn float(&mut self, _name: &'static str) -> Result<f64, FieldError> {
+    fn float64(&mut self, _name: &'static str) -> Result<f64, FieldError> {
         Ok(self.rng.float())
     }
-    fn floats(&mut self, _name: &'static str, out: &mut [f64]) -> Result<(), FieldError> {
+    fn float32(&mut self, _name: &'static str) -> Result<f32, FieldError> {
+        Ok(self.rng.float() as f32)
+    }
+    fn floats64(&mut self, _name: &'static str, out: &mut [f64]) -> Result<(), FieldError> {
         for v in out {
             *v = self.rng.float();
+        }
+        Ok(())
+    }
+    fn floats32(&mut self, _name: &'static str, out: &mut [f32]) -> Result<(), FieldError> {
+        for v in out {
+            *v = self.rng.float() as f32;
         }
         Ok(())
     }

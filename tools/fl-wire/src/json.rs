@@ -6,63 +6,107 @@ use fl_protocol::field::{FieldError, Source, Visitor};
 use serde_json::{Map, Number, Value};
 use std::collections::BTreeSet;
 
-/// A float as JSON: shortest round-trip digits for its wire width; NaN and infinities as
-/// strings (`"NaN"`, `"Infinity"`, `"-Infinity"`; a NaN with a non-default payload as
-/// `"NaN:0x…"` with its bits).
-pub fn float_value(v: f64, single: bool) -> Value {
-    if v.is_finite() {
-        let n = if single {
-            // The shortest decimal that round-trips the f32, carried as the nearest f64.
-            format!("{}", v as f32)
-                .parse::<f64>()
-                .ok()
-                .and_then(Number::from_f64)
-        } else {
-            Number::from_f64(v)
-        };
-        return n.map_or(Value::Null, Value::Number);
+/// A 64-bit float as JSON: shortest round-trip digits; NaN and infinities as strings
+/// (`"NaN"`, `"Infinity"`, `"-Infinity"`; a NaN with other bits as `"NaN:0x<16 hex digits>"`).
+pub fn f64_value(v: f64) -> Value {
+    if let Some(n) = Number::from_f64(v) {
+        return Value::Number(n);
     }
-    if v.is_nan() {
-        let canonical = if single {
-            (v as f32).to_bits() == f32::NAN.to_bits()
-        } else {
-            v.to_bits() == f64::NAN.to_bits()
-        };
-        return Value::String(if canonical {
-            "NaN".into()
-        } else if single {
-            format!("NaN:0x{:08x}", (v as f32).to_bits())
-        } else {
-            format!("NaN:0x{:016x}", v.to_bits())
-        });
-    }
-    Value::String(if v > 0.0 { "Infinity" } else { "-Infinity" }.into())
+    non_finite(
+        v.is_nan(),
+        v > 0.0,
+        v.to_bits() == f64::NAN.to_bits(),
+        || format!("NaN:0x{:016x}", v.to_bits()),
+    )
 }
 
-/// Reads a float written by [`float_value`] (or any JSON number).
-pub fn parse_float(name: &str, v: &Value) -> Result<f64, FieldError> {
-    match v {
-        Value::Number(n) => n
+/// A 32-bit float as JSON: the shortest digits that round-trip the f32 (so `0.1`, not
+/// `0.10000000149011612`); NaN bits as `"NaN:0x<8 hex digits>"`.
+pub fn f32_value(v: f32) -> Value {
+    if v.is_finite() {
+        let n = format!("{v}")
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64);
+        return n.map_or(Value::Null, Value::Number);
+    }
+    non_finite(
+        v.is_nan(),
+        v > 0.0,
+        v.to_bits() == f32::NAN.to_bits(),
+        || format!("NaN:0x{:08x}", v.to_bits()),
+    )
+}
+
+fn non_finite(nan: bool, positive: bool, canonical: bool, bits: impl Fn() -> String) -> Value {
+    Value::String(if !nan {
+        if positive { "Infinity" } else { "-Infinity" }.into()
+    } else if canonical {
+        "NaN".into()
+    } else {
+        bits()
+    })
+}
+
+enum Special {
+    NaN,
+    Inf,
+    NegInf,
+    Bits(u64, usize),
+}
+
+fn special(name: &str, v: &Value) -> Result<Option<Special>, FieldError> {
+    let Value::String(s) = v else {
+        return match v {
+            Value::Number(_) => Ok(None),
+            _ => Err(FieldError::Other(format!("{name}: expected a number"))),
+        };
+    };
+    Ok(Some(match s.as_str() {
+        "NaN" => Special::NaN,
+        "Infinity" => Special::Inf,
+        "-Infinity" => Special::NegInf,
+        other => {
+            let hex = other
+                .strip_prefix("NaN:0x")
+                .ok_or_else(|| FieldError::Other(format!("{name}: \"{other}\" is not a float")))?;
+            let bits = u64::from_str_radix(hex, 16)
+                .map_err(|_| FieldError::Other(format!("{name}: bad NaN bits \"{other}\"")))?;
+            Special::Bits(bits, hex.len())
+        }
+    }))
+}
+
+/// Reads a 64-bit float written by [`f64_value`] (or any JSON number).
+pub fn parse_f64(name: &str, v: &Value) -> Result<f64, FieldError> {
+    match special(name, v)? {
+        None => v
             .as_f64()
-            .ok_or_else(|| FieldError::Other(format!("{name}: {n} is not a float"))),
-        Value::String(s) => match s.as_str() {
-            "NaN" => Ok(f64::NAN),
-            "Infinity" => Ok(f64::INFINITY),
-            "-Infinity" => Ok(f64::NEG_INFINITY),
-            other => {
-                let hex = other.strip_prefix("NaN:0x").ok_or_else(|| {
-                    FieldError::Other(format!("{name}: \"{other}\" is not a float"))
-                })?;
-                let bits = u64::from_str_radix(hex, 16)
-                    .map_err(|_| FieldError::Other(format!("{name}: bad NaN bits \"{other}\"")))?;
-                Ok(if hex.len() <= 8 {
-                    f64::from(f32::from_bits(bits as u32))
-                } else {
-                    f64::from_bits(bits)
-                })
-            }
-        },
-        _ => Err(FieldError::Other(format!("{name}: expected a number"))),
+            .ok_or_else(|| FieldError::Other(format!("{name}: {v} is not a float"))),
+        Some(Special::NaN) => Ok(f64::NAN),
+        Some(Special::Inf) => Ok(f64::INFINITY),
+        Some(Special::NegInf) => Ok(f64::NEG_INFINITY),
+        Some(Special::Bits(bits, 16)) if f64::from_bits(bits).is_nan() => Ok(f64::from_bits(bits)),
+        Some(Special::Bits(..)) => Err(FieldError::Other(format!(
+            "{name}: NaN bits of a double need 16 hex digits of a NaN"
+        ))),
+    }
+}
+
+/// Reads a 32-bit float written by [`f32_value`] (or any JSON number, rounded to f32).
+pub fn parse_f32(name: &str, v: &Value) -> Result<f32, FieldError> {
+    match special(name, v)? {
+        // Narrowing is the point: the wire field is a 32-bit float.
+        None => parse_f64(name, v).map(|f| f as f32),
+        Some(Special::NaN) => Ok(f32::NAN),
+        Some(Special::Inf) => Ok(f32::INFINITY),
+        Some(Special::NegInf) => Ok(f32::NEG_INFINITY),
+        Some(Special::Bits(bits, 8)) if f32::from_bits(bits as u32).is_nan() => {
+            Ok(f32::from_bits(bits as u32))
+        }
+        Some(Special::Bits(..)) => Err(FieldError::Other(format!(
+            "{name}: NaN bits of a float need 8 hex digits of a NaN"
+        ))),
     }
 }
 
@@ -102,11 +146,18 @@ impl Visitor for JsonFields {
     fn int(&mut self, name: &'static str, value: i64) {
         self.0.insert(name.into(), Value::from(value));
     }
-    fn float(&mut self, name: &'static str, value: f64, single: bool) {
-        self.0.insert(name.into(), float_value(value, single));
+    fn float64(&mut self, name: &'static str, value: f64) {
+        self.0.insert(name.into(), f64_value(value));
     }
-    fn floats(&mut self, name: &'static str, values: &[f64], single: bool) {
-        let arr = values.iter().map(|&v| float_value(v, single)).collect();
+    fn float32(&mut self, name: &'static str, value: f32) {
+        self.0.insert(name.into(), f32_value(value));
+    }
+    fn floats64(&mut self, name: &'static str, values: &[f64]) {
+        let arr = values.iter().map(|&v| f64_value(v)).collect();
+        self.0.insert(name.into(), Value::Array(arr));
+    }
+    fn floats32(&mut self, name: &'static str, values: &[f32]) {
+        let arr = values.iter().map(|&v| f32_value(v)).collect();
         self.0.insert(name.into(), Value::Array(arr));
     }
     fn text(&mut self, name: &'static str, value: &str) {
@@ -144,6 +195,26 @@ impl<'a> JsonSource<'a> {
     fn get(&mut self, name: &str) -> Option<&'a Value> {
         self.used.insert(name.to_owned());
         self.map.and_then(|m| m.get(name)).filter(|v| !v.is_null())
+    }
+
+    fn float_array<T: Default + Copy>(
+        &mut self,
+        name: &'static str,
+        out: &mut [T],
+        parse: fn(&str, &Value) -> Result<T, FieldError>,
+    ) -> Result<(), FieldError> {
+        let Some(v) = self.get(name) else {
+            out.fill(T::default());
+            return Ok(());
+        };
+        let arr = v
+            .as_array()
+            .filter(|a| a.len() == out.len())
+            .ok_or_else(|| wrong(name, &format!("an array of {} numbers", out.len()), v))?;
+        for (slot, item) in out.iter_mut().zip(arr) {
+            *slot = parse(name, item)?;
+        }
+        Ok(())
     }
 
     /// Whether the object has a key (without marking it used).
@@ -190,22 +261,17 @@ impl Source for JsonSource<'_> {
                 .ok_or_else(|| wrong(name, &format!("an integer in {min}..={max}"), v)),
         }
     }
-    fn float(&mut self, name: &'static str) -> Result<f64, FieldError> {
-        self.get(name).map_or(Ok(0.0), |v| parse_float(name, v))
+    fn float64(&mut self, name: &'static str) -> Result<f64, FieldError> {
+        self.get(name).map_or(Ok(0.0), |v| parse_f64(name, v))
     }
-    fn floats(&mut self, name: &'static str, out: &mut [f64]) -> Result<(), FieldError> {
-        let Some(v) = self.get(name) else {
-            out.fill(0.0);
-            return Ok(());
-        };
-        let arr = v
-            .as_array()
-            .filter(|a| a.len() == out.len())
-            .ok_or_else(|| wrong(name, &format!("an array of {} numbers", out.len()), v))?;
-        for (slot, item) in out.iter_mut().zip(arr) {
-            *slot = parse_float(name, item)?;
-        }
-        Ok(())
+    fn float32(&mut self, name: &'static str) -> Result<f32, FieldError> {
+        self.get(name).map_or(Ok(0.0), |v| parse_f32(name, v))
+    }
+    fn floats64(&mut self, name: &'static str, out: &mut [f64]) -> Result<(), FieldError> {
+        self.float_array(name, out, parse_f64)
+    }
+    fn floats32(&mut self, name: &'static str, out: &mut [f32]) -> Result<(), FieldError> {
+        self.float_array(name, out, parse_f32)
     }
     fn text(&mut self, name: &'static str) -> Result<String, FieldError> {
         match self.get(name) {
@@ -268,19 +334,28 @@ mod tests {
 
     #[test]
     fn floats_survive_json() {
-        for v in [0.1f32, -3.25, 1e-30, f32::MAX, f32::MIN_POSITIVE] {
-            let j = float_value(f64::from(v), true);
-            let back = parse_float("x", &j).expect("parses") as f32;
+        for v in [0.1f32, -3.25, 1e-30, f32::MAX, f32::MIN_POSITIVE, f32::NAN] {
+            let back = parse_f32("x", &f32_value(v)).expect("parses");
             assert_eq!(back.to_bits(), v.to_bits(), "{v}");
         }
-        assert_eq!(float_value(0.1f32.into(), true).to_string(), "0.1");
-        for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
-            let back = parse_float("x", &float_value(v, false)).expect("parses");
+        assert_eq!(f32_value(0.1).to_string(), "0.1");
+        // A signalling NaN keeps its exact bits through JSON.
+        let snan = f32::from_bits(0x7f96_d061);
+        assert_eq!(f32_value(snan), Value::String("NaN:0x7f96d061".into()));
+        assert_eq!(
+            parse_f32("x", &f32_value(snan)).expect("parses").to_bits(),
+            0x7f96_d061
+        );
+        for v in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::from_bits(0x7ff0_0000_0000_0001),
+        ] {
+            let back = parse_f64("x", &f64_value(v)).expect("parses");
             assert_eq!(back.to_bits(), v.to_bits());
         }
-        let odd_nan = f64::from_bits(0x7ff8_0000_0000_0001);
-        let back = parse_float("x", &float_value(odd_nan, false)).expect("parses");
-        assert_eq!(back.to_bits(), odd_nan.to_bits());
+        assert!(parse_f32("x", &Value::String("NaN:0x00000001".into())).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! uses those codes only while the SI values still equal what the codes decode to, so an edited
 //! value always wins.
 
-use crate::json::{JsonFields, float_value, parse_float};
+use crate::json::{JsonFields, f64_value, parse_f64};
 use crate::{WireError, check_keys, jerr, tlv};
 use fl_protocol::Extensions;
 use fl_protocol::layout::Fixed;
@@ -18,7 +18,7 @@ use fl_protocol::snapshot::{FullInfo, QuatCode, SnapshotDecoder, SnapshotRecord,
 use serde_json::{Map, Value, json};
 
 fn floats(values: &[f64]) -> Value {
-    Value::Array(values.iter().map(|&v| float_value(v, false)).collect())
+    Value::Array(values.iter().map(|&v| f64_value(v)).collect())
 }
 
 fn requantize_position(offset: [f64; 3]) -> [i32; 3] {
@@ -159,7 +159,7 @@ fn vector<const N: usize>(
         .ok_or_else(|| jerr(format!("{what}.{key}: expected an array of {N} numbers")))?;
     let mut out = [0.0; N];
     for (slot, item) in out.iter_mut().zip(arr) {
-        *slot = parse_float(key, item).map_err(|e| jerr(format!("{what}: {e}")))?;
+        *slot = parse_f64(key, item).map_err(|e| jerr(format!("{what}: {e}")))?;
     }
     Ok(Some(out))
 }

@@ -2,7 +2,7 @@
 //! `{"tag", "name", "raw": "<hex>"}` for a tag this build does not define or a payload that
 //! does not have its defined shape (so re-encoding keeps the bytes).
 
-use crate::json::{float_value, hex, parse_float, unhex};
+use crate::json::{f32_value, hex, parse_f32, unhex};
 use crate::{WireError, check_keys, jerr};
 use fl_protocol::tlv::{ArticulationEntry, CrewPose, EffectRecord, WindKnot, tag};
 use fl_protocol::{Ext, Extensions};
@@ -14,13 +14,23 @@ pub fn to_json(ext: &Extensions) -> Value {
         ext.iter()
             .map(|e| {
                 let name = tag::name(e.tag).map_or(Value::Null, |n| Value::String(n.into()));
+                // Typed only when the typed value encodes back to these very bytes (not, say,
+                // invalid UTF-8 that a string would replace), so JSON never changes a packet.
                 match Ext::parse(e.tag, e.data) {
-                    Ok(typed) => json!({"tag": e.tag, "name": name, "value": value_of(&typed)}),
-                    Err(_) => json!({"tag": e.tag, "name": name, "raw": hex(e.data)}),
+                    Ok(typed) if canonical(&typed, e.data) => {
+                        json!({"tag": e.tag, "name": name, "value": value_of(&typed)})
+                    }
+                    _ => json!({"tag": e.tag, "name": name, "raw": hex(e.data)}),
                 }
             })
             .collect(),
     )
+}
+
+fn canonical(ext: &Ext, data: &[u8]) -> bool {
+    let mut again = Vec::with_capacity(data.len());
+    ext.encode_payload(&mut again);
+    again == data
 }
 
 fn value_of(ext: &Ext) -> Value {
@@ -39,7 +49,7 @@ fn value_of(ext: &Ext) -> Value {
                         "weaponClass": r.weapon_class,
                         "srcIdx": r.src_idx,
                         "tgtIdx": r.tgt_idx,
-                        "pos": r.pos.iter().map(|&p| float_value(p.into(), true)).collect::<Vec<_>>(),
+                        "pos": r.pos.iter().map(|&p| f32_value(p)).collect::<Vec<_>>(),
                     })
                 })
                 .collect(),
@@ -77,9 +87,9 @@ fn value_of(ext: &Ext) -> Value {
                 .iter()
                 .map(|k| {
                     json!({
-                        "altM": float_value(k.alt_m.into(), true),
-                        "windX": float_value(k.wind_x.into(), true),
-                        "windZ": float_value(k.wind_z.into(), true),
+                        "altM": f32_value(k.alt_m),
+                        "windX": f32_value(k.wind_x),
+                        "windZ": f32_value(k.wind_z),
                     })
                 })
                 .collect(),
@@ -155,10 +165,7 @@ fn array<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
 }
 
 fn f32_of(v: &Value, what: &str) -> Result<f32, String> {
-    // Narrowing is the point: the payload field is a 32-bit float.
-    parse_float(what, v)
-        .map(|f| f as f32)
-        .map_err(|e| e.to_string())
+    parse_f32(what, v).map_err(|e| e.to_string())
 }
 
 fn string(v: &Value, what: &str) -> Result<String, String> {

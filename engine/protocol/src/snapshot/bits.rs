@@ -314,17 +314,12 @@ mod tests {
         }
         // Re-read bit by bit.
         let mut slow = BitReader::new(&data);
-        let mut i = 0;
-        for &w in widths.iter().cycle() {
-            if i == values.len() {
-                break;
-            }
+        for (i, (&w, &expected)) in widths.iter().cycle().zip(&values).enumerate() {
             let mut v = 0u32;
             for _ in 0..w {
                 v = (v << 1) | slow.read(1).expect("in range");
             }
-            assert_eq!(v, values[i], "field {i} width {w}");
-            i += 1;
+            assert_eq!(v, expected, "field {i} width {w}");
         }
     }
 
