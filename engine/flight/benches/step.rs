@@ -72,7 +72,7 @@ fn bench(c: &mut Criterion) {
                 aero: true,
             };
             tick += 1;
-            if tick % 600 == 0 {
+            if tick.is_multiple_of(600) {
                 s = trim.state;
             }
             black_box(step(&m, &mut s, black_box(&controls), &env));
