@@ -23,3 +23,7 @@ pub mod spawn;
 pub mod state;
 pub mod table;
 pub mod validate;
+
+pub use integrator::{DT, FlightOutputs, StepEnv, StepEvents, outputs, step};
+pub use model::AircraftModel;
+pub use state::{AircraftState, Controls, CrashKind};

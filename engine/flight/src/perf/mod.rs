@@ -439,3 +439,113 @@ impl<'a> Trimmer<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::parse_flight_model;
+
+    fn jet() -> AircraftModel {
+        let text = include_str!("../../tests/data/test_jet.toml");
+        let d = parse_flight_model(std::path::Path::new("test_jet.toml"), text)
+            .expect("parses")
+            .value;
+        AircraftModel::from_def(&d).expect("compiles")
+    }
+
+    fn trimmer(m: &AircraftModel, alt: f64) -> Trimmer<'_> {
+        Trimmer::new(
+            m,
+            &Condition {
+                altitude_m: alt,
+                mass_kg: 7000.0,
+                payload_cd0: 0.0,
+            },
+        )
+    }
+
+    #[test]
+    fn trim_alpha_balances_the_normal_force() {
+        let m = jet();
+        let t = trimmer(&m, 4000.0);
+        for n in [0.5, 1.0, 3.0, 6.0] {
+            let a = t
+                .alpha_for_load(220.0, n, Power::Military, None)
+                .expect("flies");
+            let (normal, _) = t.forces(a, 220.0, Power::Military);
+            assert!(
+                (normal / t.weight() - n).abs() < 1e-9,
+                "n {n}: {}",
+                normal / t.weight()
+            );
+        }
+        let (n_max, _) = t.max_load(220.0, Power::Military, None);
+        assert!(
+            t.alpha_for_load(220.0, n_max * 1.01, Power::Military, None)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn stall_speed_is_where_max_lift_equals_weight() {
+        let m = jet();
+        let t = trimmer(&m, 0.0);
+        let vs = t.stall_speed().expect("stall");
+        assert!((t.max_load(vs, Power::Idle, None).0 - 1.0).abs() < 1e-6);
+        assert!(t.max_load(vs - 0.5, Power::Idle, None).0 < 1.0);
+    }
+
+    #[test]
+    fn sustained_g_is_the_zero_of_ps() {
+        let m = jet();
+        let t = trimmer(&m, 5000.0);
+        let v = 0.7 * t.atmosphere().speed_of_sound_m_s;
+        let n = t.sustained_g(v, Power::Afterburner);
+        assert!(n > 1.0 && n < t.manoeuvre_cap(v, Power::Afterburner));
+        assert!(t.ps(v, n, Power::Afterburner).expect("ps").abs() < 1e-6);
+        assert!(t.ps(v, n + 0.05, Power::Afterburner).expect("ps") < 0.0);
+    }
+
+    #[test]
+    fn max_level_mach_is_where_thrust_meets_drag() {
+        let m = jet();
+        let t = trimmer(&m, 9000.0);
+        let mach = t.max_level_mach(Power::Afterburner).expect("flies");
+        let v = mach * t.atmosphere().speed_of_sound_m_s;
+        let ps = t.ps(v, 1.0, Power::Afterburner).expect("level");
+        assert!(ps.abs() < 1e-3, "Ps at the top speed {ps}");
+        assert!(t.ps(v + 2.0, 1.0, Power::Afterburner).expect("level") < 0.0);
+    }
+
+    #[test]
+    fn shallow_climb_rate_approaches_one_g_ps() {
+        let m = jet();
+        let t = trimmer(&m, 8000.0);
+        let v = 200.0;
+        let roc = t.climb_rate(v, Power::Military).expect("climb");
+        let ps1 = t.ps(v, 1.0, Power::Military).expect("ps");
+        // Lift carries W·cos γ in the climb, so induced drag is lower and the climb slightly
+        // exceeds the 1 g Ps; for a shallow climb the two agree closely.
+        assert!(
+            roc >= ps1 - 1e-9 && roc < ps1 * 1.05 + 0.1,
+            "roc {roc} ps1 {ps1}"
+        );
+    }
+
+    #[test]
+    fn placard_caps_max_level_mach() {
+        let mut m = jet();
+        let free = trimmer(&m, 0.0)
+            .max_level_mach(Power::Afterburner)
+            .expect("flies");
+        m.max_eas_mps = Some(0.8 * free * 340.294);
+        let capped = trimmer(&m, 0.0)
+            .max_level_mach(Power::Afterburner)
+            .expect("flies");
+        assert!(
+            (capped - 0.8 * free).abs() < 1e-3,
+            "{capped} vs {}",
+            0.8 * free
+        );
+    }
+}

@@ -191,10 +191,7 @@ impl<'a> Tbl<'a> {
         let line = self.key_line(ctx, key);
         match self.item(key) {
             None => Ok(None),
-            Some(Item::Value(v)) => {
-                ctx_record(ctx, &self.key_path(key), line);
-                Ok(Some((v, line)))
-            }
+            Some(Item::Value(v)) => Ok(Some((v, line))),
             Some(other) => Err(ctx.err(
                 &self.key_path(key),
                 line,
@@ -369,8 +366,6 @@ impl<'a> Tbl<'a> {
         self.line
     }
 }
-
-fn ctx_record(_ctx: &Ctx<'_>, _key: &str, _line: usize) {}
 
 fn number(v: &Value) -> Option<f64> {
     v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
