@@ -23,9 +23,11 @@ pub const MU_SKID: f64 = 0.45;
 const SKID_OMEGA: f64 = 12.0;
 /// Damping ratio of an airframe skid contact.
 const SKID_ZETA: f64 = 0.7;
-/// Share of a contact point's sliding velocity that friction may cancel per step (keeps the
-/// otherwise infinitely stiff friction stable at 60 Hz).
-const FRICTION_CANCEL: f64 = 0.5;
+/// Share of a contact point's sliding velocity that friction may cancel per step, measured with
+/// the point's effective mass along the sliding direction (lever arms included) and divided among
+/// the points that may act together. Keeps the otherwise infinitely stiff friction from
+/// overshooting into a tick-to-tick oscillation at 60 Hz.
+const FRICTION_CANCEL: f64 = 0.8;
 /// Sink rate, m/s, above which an airframe (non-wheel) contact is an impact.
 pub const SKID_MAX_SINK_M_S: f64 = 3.0;
 /// Speed, m/s, above which a belly contact is an impact rather than a belly landing.
@@ -55,6 +57,8 @@ struct Point<'a> {
     k: f64,
     c: f64,
     mass_share: f64,
+    /// (total mass, Ixx, Iyy, Izz, simultaneous contact points).
+    body: (f64, f64, f64, f64, f64),
     wheel: Option<(&'a crate::model::Wheel, f64)>,
 }
 
@@ -90,12 +94,18 @@ fn point_force(
         None => ((vt).normalize_or_zero(), MU_SKID, MU_SKID),
     };
     let side = fwd.cross(n);
-    let limit = |v: f64, mu: f64| {
-        let cancel = FRICTION_CANCEL * p.mass_share * v.abs() / dt;
+    let (mass, ixx, iyy, izz, points) = p.body;
+    let m_eff = |d: Vec3| {
+        let a = p.r.cross(d);
+        let inv = 1.0 / mass + a.x * a.x / ixx + a.y * a.y / iyy + a.z * a.z / izz;
+        (1.0 / inv / points).min(p.mass_share)
+    };
+    let limit = |v: f64, mu: f64, d: Vec3| {
+        let cancel = FRICTION_CANCEL * m_eff(d) * v.abs() / dt;
         -v.signum() * (mu * fn_).min(cancel)
     };
-    let f_long = limit(vt.dot(fwd), mu_long);
-    let f_side = limit(vt.dot(side), mu_side);
+    let f_long = limit(vt.dot(fwd), mu_long, fwd);
+    let f_side = limit(vt.dot(side), mu_side, side);
     let force = n * fn_ + fwd * f_long + side * f_side;
     let speed = vt.length();
     Some((force, p.r.cross(force), -vn, speed))
@@ -135,6 +145,7 @@ pub fn contact(
                 k: w.k,
                 c: w.c,
                 mass_share: mass * w.k / k_total.max(1e-9),
+                body: (mass, m.inertia.ixx, m.inertia.iyy, m.inertia.izz, 3.0),
                 wheel: Some((w, steer)),
             };
             if let Some((f, mo, sink, _)) = point_force(&p, s, floor, planet, c.wheel_brake, dt) {
@@ -156,6 +167,7 @@ pub fn contact(
             k,
             c: 2.0 * SKID_ZETA * (k * m_eff).sqrt(),
             mass_share: m_eff,
+            body: (mass, m.inertia.ixx, m.inertia.iyy, m.inertia.izz, 1.0),
             wheel: None,
         };
         if let Some((f, mo, sink, speed)) = point_force(&p, s, floor, planet, 0.0, dt) {

@@ -637,3 +637,136 @@ fn wind_and_turbulence_move_the_air_not_the_rules() {
     assert_eq!(a, b);
     assert_ne!(a.alpha_deg, c.alpha_deg);
 }
+
+#[test]
+fn taxis_steers_with_the_nosewheel_and_brakes_to_a_stop() {
+    let w = World::new();
+    for (name, m) in all_models() {
+        let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
+        let roll = Controls {
+            throttle: 0.6,
+            gear_down: true,
+            ..Controls::default()
+        };
+        // Roll forward on a little power.
+        let mut t = 0;
+        while t < 60 * 60 && s.velocity.length() < 5.0 {
+            step(&m, &mut s, &roll, &w.env(t));
+            t += 1;
+        }
+        assert!(
+            s.velocity.length() >= 5.0,
+            "{name}: never reached taxi speed"
+        );
+        // Right pedal: the nose wheel turns the aircraft right (positive yaw rate, heading moving
+        // from north towards east) without lifting a wheel.
+        let mut turned = 0.0;
+        for _ in 0..480 {
+            let v = s.velocity.length();
+            let throttle = if v < 3.5 { 0.3 } else { 0.0 };
+            let wheel_brake = if v > 4.5 { 0.3 } else { 0.0 };
+            let c = Controls {
+                throttle,
+                wheel_brake,
+                yaw: 0.4,
+                ..roll
+            };
+            step(&m, &mut s, &c, &w.env(t));
+            turned += s.body_rates.z * fl_flight::DT;
+            assert_eq!(
+                s.wheels_on_ground, 0b111,
+                "{name}: a wheel lifted while taxiing (tick {t})"
+            );
+            t += 1;
+        }
+        assert!(turned > 0.35, "{name}: turned only {turned} rad right");
+        assert!(s.crashed.is_none(), "{name}: crashed while taxiing");
+        // Brakes stop it, and hold it.
+        let brake = Controls {
+            wheel_brake: 1.0,
+            throttle: 0.0,
+            ..roll
+        };
+        for _ in 0..1200 {
+            step(&m, &mut s, &brake, &w.env(t));
+            t += 1;
+        }
+        let v = s.velocity.length();
+        assert!(v < 0.01, "{name}: still rolling at {v} m/s");
+    }
+}
+
+#[test]
+fn lands_from_an_approach_and_stops_on_the_runway() {
+    let w = World::new();
+    for (name, m) in all_models() {
+        let fuel = 0.3 * m.max_fuel_kg;
+        let mass = m.mass(fuel, 0.0);
+        let vs = fl_flight::perf::Trimmer::new(
+            &m,
+            &fl_flight::perf::Condition {
+                altitude_m: 0.0,
+                mass_kg: mass,
+                payload_cd0: 0.0,
+            },
+        )
+        .stall_speed()
+        .expect("stall speed");
+        let v_app = 1.3 * vs;
+        let t0 = trim_level(&m, &w.planet, 60.0, v_app, fuel, 0.0).expect("approach trim");
+        let mut s = t0.state;
+        s.gear = 1.0;
+        let mut touched = false;
+        let mut t = 0;
+        while t < 60 * 120 {
+            let o = outputs(&m, &s, &w.env(t));
+            let c = if s.wheels_on_ground == 0 {
+                // Glide path: hold ~2.5 m/s sink with pitch, speed with throttle.
+                let target_vs = if o.altitude_m > 8.0 { -2.5 } else { -1.2 };
+                let pitch = t0.controls.pitch + 0.08 * (target_vs - o.vertical_speed_mps)
+                    - 0.8 * s.body_rates.y;
+                let right = s.orientation.rotate(Vec3::new(1.0, 0.0, 0.0));
+                let throttle = t0.controls.throttle + 0.08 * (v_app - o.tas_mps);
+                Controls {
+                    pitch: pitch.clamp(-1.0, 1.0),
+                    roll: (2.0 * right.y - 0.5 * s.body_rates.x).clamp(-1.0, 1.0),
+                    throttle: throttle.clamp(0.0, 1.0),
+                    gear_down: true,
+                    ..Controls::default()
+                }
+            } else {
+                touched = true;
+                Controls {
+                    gear_down: true,
+                    wheel_brake: if o.tas_mps < 0.8 * v_app { 1.0 } else { 0.0 },
+                    pitch: -0.2,
+                    ..Controls::default()
+                }
+            };
+            let ev = step(&m, &mut s, &c, &w.env(t));
+            assert!(
+                ev.crashed.is_none(),
+                "{name}: crashed on landing at tick {t}"
+            );
+            t += 1;
+            if touched && s.velocity.length() < 0.1 {
+                break;
+            }
+        }
+        assert!(touched, "{name}: never touched down");
+        assert!(
+            s.velocity.length() < 0.1,
+            "{name}: still moving at {}",
+            s.velocity.length()
+        );
+        assert_eq!(
+            s.wheels_on_ground, 0b111,
+            "{name}: not resting on all three wheels"
+        );
+        assert!(
+            s.position.x.abs() < 20.0,
+            "{name}: left the runway sideways by {} m",
+            s.position.x
+        );
+    }
+}
