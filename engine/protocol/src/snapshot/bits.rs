@@ -29,11 +29,13 @@ const fn mask(n: u32) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
-/// Writes bits MSB-first into a byte slice.
+/// Writes bits MSB-first into a byte slice. Bits gather in a 64-bit word that is stored
+/// eight bytes at a time, so a record costs a handful of stores rather than one per byte.
 #[derive(Debug)]
 pub struct BitWriter<'a> {
     buf: &'a mut [u8],
     pos: usize,
+    /// Pending bits, right-aligned.
     acc: u64,
     nbits: u32,
     overflow: bool,
@@ -51,6 +53,15 @@ impl<'a> BitWriter<'a> {
         }
     }
 
+    #[inline]
+    fn store(&mut self, bytes: &[u8]) {
+        match self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+            Some(slot) => slot.copy_from_slice(bytes),
+            None => self.overflow = true,
+        }
+        self.pos += bytes.len();
+    }
+
     /// Writes the low `n` bits of `value` (n ≤ 32), high bit first.
     #[inline]
     pub fn write(&mut self, value: u32, n: u32) {
@@ -58,20 +69,23 @@ impl<'a> BitWriter<'a> {
         if n == 0 {
             return;
         }
-        // nbits < 8 between calls and n ≤ 32, so the accumulator never exceeds 39 bits.
-        self.acc = (self.acc << n) | (u64::from(value) & mask(n));
-        self.nbits += n;
-        while self.nbits >= 8 {
-            self.nbits -= 8;
-            let byte = (self.acc >> self.nbits) as u8;
-            if let Some(slot) = self.buf.get_mut(self.pos) {
-                *slot = byte;
+        let v = u64::from(value) & mask(n);
+        let free = 64 - self.nbits;
+        if n < free {
+            self.acc = (self.acc << n) | v;
+            self.nbits += n;
+        } else {
+            // Fill the word (free ≥ 1 here, and ≤ 32 since n ≤ 32), store it, keep the rest.
+            let rest = n - free;
+            let word = if free == 64 {
+                v
             } else {
-                self.overflow = true;
-            }
-            self.pos += 1;
+                (self.acc << free) | (v >> rest)
+            };
+            self.store(&word.to_be_bytes());
+            self.acc = v & mask(rest);
+            self.nbits = rest;
         }
-        self.acc &= mask(self.nbits);
     }
 
     /// Writes one bit.
@@ -93,14 +107,21 @@ impl<'a> BitWriter<'a> {
     /// Pads with zero bits to the next byte boundary.
     #[inline]
     pub fn align(&mut self) {
-        if self.nbits > 0 {
-            self.write(0, 8 - self.nbits);
+        let r = self.nbits % 8;
+        if r > 0 {
+            self.write(0, 8 - r);
         }
     }
 
     /// Aligns and returns the number of bytes written, or `None` if the slice was too small.
     pub fn finish(mut self) -> Option<usize> {
         self.align();
+        let bytes = (self.nbits / 8) as usize;
+        if bytes > 0 {
+            // Left-align the pending whole bytes and store them.
+            let word = (self.acc << (64 - self.nbits)).to_be_bytes();
+            self.store(&word[..bytes]);
+        }
         if self.overflow { None } else { Some(self.pos) }
     }
 }

@@ -422,8 +422,13 @@ impl EncodedEntity {
     /// Encodes `state` relative to the origin of its grid cell.
     pub fn encode(state: &EntityState) -> EncodedEntity {
         let origin = super::quant::origin_for(state.position);
+        // Quantize once; the delta is the full record without type, faction and generation.
         let full = SnapshotRecord::quantize(state, 0, origin, RecordKind::FULL);
-        let delta = SnapshotRecord::quantize(state, 0, origin, RecordKind::DELTA);
+        let delta = SnapshotRecord {
+            generation: None,
+            full: None,
+            ..full
+        };
         EncodedEntity {
             idx: state.idx,
             origin,
