@@ -192,9 +192,20 @@ impl<'a> JsonSource<'a> {
         })
     }
 
+    /// The value of `name`, also accepting the spec tables' array spelling (`id[64]`,
+    /// `viewAxis[3]`) for tools that copy the Field column verbatim.
     fn get(&mut self, name: &str) -> Option<&'a Value> {
         self.used.insert(name.to_owned());
-        self.map.and_then(|m| m.get(name)).filter(|v| !v.is_null())
+        let map = self.map?;
+        if let Some(v) = map.get(name) {
+            return Some(v).filter(|v| !v.is_null());
+        }
+        let (key, v) = map.iter().find(|(k, _)| {
+            k.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('[') && rest.ends_with(']'))
+        })?;
+        self.used.insert(key.clone());
+        Some(v).filter(|v| !v.is_null())
     }
 
     fn float_array<T: Default + Copy>(

@@ -148,3 +148,15 @@ fn bad_json_is_a_clear_error() {
         assert!(err.contains(needle), "{input}: {err}");
     }
 }
+
+#[test]
+fn bracketed_spec_spellings_are_accepted_on_encode() {
+    let v: Value = serde_json::from_str(
+        r#"{"msg":"FactionDef","records":[{"factionIndex":2,"id[64]":"blue","name[64]":"Blue"}]}"#,
+    )
+    .expect("json");
+    let bytes = fl_wire::encode_from_json(&v).expect("encodes");
+    let back = fl_wire::decode_to_json(&bytes).expect("decodes");
+    assert_eq!(back["records"][0]["id"], "blue");
+    assert_eq!(back["records"][0]["name"], "Blue");
+}
