@@ -258,7 +258,14 @@ fn conditions(m: &AircraftModel, r: &ExpectRow) -> String {
     if let Some(n) = r.load_factor {
         s += &format!(", n={n}");
     }
-    s += if r.afterburner { ", AB" } else { ", MIL" };
+    // Stall speed is flown at idle whatever the row's afterburner flag says.
+    s += if r.metric == "stall_speed_1g_mps" {
+        ", idle"
+    } else if r.afterburner {
+        ", AB"
+    } else {
+        ", MIL"
+    };
     s
 }
 
@@ -277,7 +284,7 @@ pub fn judge(m: &AircraftModel, row: &ExpectRow) -> RowResult {
             got: Some(got),
             allowed,
             pass: got.is_finite() && (got - row.expected).abs() <= allowed,
-            note: None,
+            note: vacuous_tolerance_note(row, got),
         },
         Err(e) => RowResult {
             row: row.clone(),
@@ -288,6 +295,28 @@ pub fn judge(m: &AircraftModel, row: &ExpectRow) -> RowResult {
             note: Some(e),
         },
     }
+}
+
+/// A fractional tolerance of 100 % or more cannot fail a positive metric; the pack's own rows
+/// sometimes mean an absolute value there (a comment saying "m/s"). Say so, with the miss the row
+/// would show under the absolute reading, so a modder sees the gap instead of a silent PASS.
+fn vacuous_tolerance_note(row: &ExpectRow, got: f64) -> Option<String> {
+    if row.metric == "ps_mps" || row.tolerance < 1.0 {
+        return None;
+    }
+    let miss = got - row.expected;
+    let verdict = if miss.abs() <= row.tolerance {
+        "would also pass"
+    } else {
+        "would FAIL"
+    };
+    Some(format!(
+        "tolerance {} is fractional by the pack convention (±{:.0}%), so this row cannot fail; \
+         read as an absolute ±{} it {verdict} (off by {miss:+.3})",
+        row.tolerance,
+        row.tolerance * 100.0,
+        row.tolerance
+    ))
 }
 
 /// The built-in placard check: the model must not reach more than `MAX_MACH_SLACK × max_mach` in
@@ -324,4 +353,43 @@ pub fn judge_all(m: &AircraftModel, file: &ExpectFile) -> Vec<RowResult> {
         out.push(builtin_max_mach(m));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(metric: &str, expected: f64, tolerance: f64) -> ExpectRow {
+        ExpectRow {
+            line: 1,
+            metric: metric.into(),
+            altitude_m: 0.0,
+            mass_kg: None,
+            payload_kg: 0.0,
+            payload_cd0: 0.0,
+            mach: None,
+            load_factor: None,
+            afterburner: true,
+            expected,
+            tolerance,
+        }
+    }
+
+    #[test]
+    fn vacuous_fractional_tolerances_are_called_out() {
+        let note = vacuous_tolerance_note(&row("stall_speed_1g_mps", 67.39, 2.1), 70.42)
+            .expect("a 210 % tolerance is vacuous");
+        assert!(note.contains("would FAIL"), "{note}");
+        assert!(
+            vacuous_tolerance_note(&row("stall_speed_1g_mps", 67.39, 2.1), 68.0)
+                .expect("still vacuous")
+                .contains("would also pass")
+        );
+        assert_eq!(
+            vacuous_tolerance_note(&row("stall_speed_1g_mps", 67.39, 0.05), 70.0),
+            None
+        );
+        // ps_mps tolerances are absolute m/s: never vacuous by this rule.
+        assert_eq!(vacuous_tolerance_note(&row("ps_mps", 0.0, 12.0), 3.0), None);
+    }
 }
