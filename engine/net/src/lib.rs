@@ -1,0 +1,152 @@
+//! fl-net — how bytes travel between the client and the server, behind one API.
+//!
+//! The server and client code against [`ServerTransport`] and [`ClientTransport`]: non-blocking
+//! `poll` for events, `send` that only queues, per-peer [`LinkStats`]. Two implementations:
+//! [`linksim`] (in memory, virtual time, seeded and deterministic: latency, jitter, loss,
+//! duplication, reordering, bandwidth cap) for tests and benchmarks, and [`quic`] (quinn +
+//! rustls, TLS 1.3 always, trust on first use or pinned fingerprint) for real networks.
+//!
+//! This crate moves opaque messages; it never parses them (that is fl-protocol's job) and
+//! never blocks the caller: a slow or dead peer costs the sim tick nothing.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// A transport-assigned peer id, unique for the life of the server transport (never reused).
+pub type PeerId = u32;
+
+/// The lane a message travels on (spec channels 0, 1, 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// Ordered and guaranteed (handshake, chat, rosters, events).
+    Reliable,
+    /// Best effort, may be lost, duplicated or reordered (snapshots, inputs, heartbeats).
+    Unreliable,
+    /// Best effort, its own lane so voice and snapshots never knock each other out.
+    Voice,
+}
+
+impl Channel {
+    /// The spec's channel number.
+    pub fn number(self) -> u8 {
+        match self {
+            Channel::Reliable => 0,
+            Channel::Unreliable => 1,
+            Channel::Voice => 2,
+        }
+    }
+}
+
+/// What a transport knows about one link, for congestion control and the HUD.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LinkStats {
+    /// Smoothed round-trip time.
+    pub rtt: Duration,
+    /// Recent fraction of datagrams lost (0..=1).
+    pub loss: f64,
+    /// Payload bytes handed to the network / received from it.
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Messages sent / received (all channels).
+    pub messages_sent: u64,
+    pub messages_received: u64,
+    /// The largest unreliable message that currently fits one datagram; larger ones are
+    /// fragmented (and lost whole if any fragment is lost).
+    pub max_datagram_size: usize,
+    /// Reliable bytes queued but not yet acknowledged.
+    pub reliable_backlog_bytes: usize,
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DisconnectReason {
+    /// This side closed it.
+    #[error("closed locally: {0}")]
+    Local(String),
+    /// The other side closed it, with its reason.
+    #[error("closed by the peer: {0}")]
+    Remote(String),
+    /// Nothing heard for the idle timeout.
+    #[error("timed out")]
+    TimedOut,
+    /// The server's identity is not the one this client trusts (both fingerprints shown).
+    #[error(
+        "the server's identity changed: expected fingerprint {expected}, got {got} — if the operator \
+         regenerated it, remove the old entry from known_hosts"
+    )]
+    IdentityChanged { expected: String, got: String },
+    /// The connection could not be made or broke (the text says why).
+    #[error("transport error: {0}")]
+    Transport(String),
+}
+
+/// Something that happened on a server transport.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerEvent {
+    /// A peer completed the transport handshake.
+    Connected { peer: PeerId, addr: SocketAddr },
+    /// A whole message arrived.
+    Received {
+        peer: PeerId,
+        channel: Channel,
+        payload: Vec<u8>,
+    },
+    /// A peer is gone (its id is never reused).
+    Disconnected {
+        peer: PeerId,
+        reason: DisconnectReason,
+    },
+}
+
+/// Something that happened on a client transport.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientEvent {
+    /// The transport handshake completed.
+    Connected,
+    /// A whole message arrived.
+    Received { channel: Channel, payload: Vec<u8> },
+    /// The connection is gone.
+    Disconnected { reason: DisconnectReason },
+}
+
+/// Why a send was refused (the message was not queued).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error("no such peer")]
+    UnknownPeer,
+    #[error("not connected")]
+    NotConnected,
+    #[error("message of {size} bytes exceeds the {max}-byte limit")]
+    TooLarge { size: usize, max: usize },
+    /// The peer's queue is full: it is not keeping up (unreliable messages are dropped;
+    /// a reliable overflow disconnects the peer).
+    #[error("the peer's send queue is full")]
+    QueueFull,
+}
+
+/// The server side of a transport.
+pub trait ServerTransport: Send {
+    /// The address clients connect to.
+    fn local_addr(&self) -> SocketAddr;
+    /// Moves every pending event into `out`; never blocks.
+    fn poll(&mut self, out: &mut Vec<ServerEvent>);
+    /// Queues a message for `peer`; never blocks.
+    fn send(&mut self, peer: PeerId, channel: Channel, payload: &[u8]) -> Result<(), SendError>;
+    /// Closes a peer's connection with a reason; queued reliable messages are flushed first
+    /// (best effort, bounded in time) so a refusal reaches the client before the close.
+    fn disconnect(&mut self, peer: PeerId, reason: &str);
+    /// Current link statistics of a connected peer.
+    fn link_stats(&self, peer: PeerId) -> Option<LinkStats>;
+}
+
+/// The client side of a transport.
+pub trait ClientTransport: Send {
+    /// Moves every pending event into `out`; never blocks.
+    fn poll(&mut self, out: &mut Vec<ClientEvent>);
+    /// Queues a message for the server; never blocks.
+    fn send(&mut self, channel: Channel, payload: &[u8]) -> Result<(), SendError>;
+    /// Closes the connection with a reason.
+    fn disconnect(&mut self, reason: &str);
+    /// Current link statistics.
+    fn link_stats(&self) -> LinkStats;
+}
