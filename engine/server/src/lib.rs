@@ -1,0 +1,7 @@
+//! fl-server — the authoritative fighters-legacy world as a library (the `fl-server` binary and
+//! the client's embedded single-player server are thin shells over it).
+
+pub mod input;
+pub mod jitter;
+pub mod pool;
+pub mod spatial;
