@@ -1,0 +1,1 @@
+//! `fl-content`: the content system (work in progress).
