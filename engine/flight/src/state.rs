@@ -183,56 +183,106 @@ impl AircraftState {
         self.orientation.rotate(from_naca(n))
     }
 
-    /// FNV-1a over the bits of every field: equal hashes ⇔ (with overwhelming probability)
-    /// bit-identical states. Used by the rollback/replay sync test and by desync diagnostics.
+    /// Number of words in [`AircraftState::to_words`].
+    pub const WORDS: usize = 32;
+
+    /// The state as exact f64 words (flags and counters as small integers), in a fixed order:
+    /// position, velocity, body rates, orientation (w, x, y, z), fuel, payload mass, payload cd0,
+    /// spool, afterburner, gear, speedbrake, flaps, sweep, nozzle, surfaces, specific force,
+    /// wheels-on-ground bits, belly contact, crash kind (0 none, 1 impact, 2 gear collapse).
+    /// This is what the server sends a pilot so prediction can restart from the exact truth.
+    pub fn to_words(&self) -> [f64; Self::WORDS] {
+        let v = |v: Vec3| [v.x, v.y, v.z];
+        let q = self.orientation;
+        let mut w = [0.0; Self::WORDS];
+        let parts: [&[f64]; 8] = [
+            &v(self.position),
+            &v(self.velocity),
+            &v(self.body_rates),
+            &[q.w, q.x, q.y, q.z],
+            &[
+                self.fuel_kg,
+                self.payload_kg,
+                self.payload_cd0,
+                self.spool,
+                self.afterburner,
+                self.gear,
+                self.speedbrake,
+                self.flaps,
+                self.sweep_deg,
+                self.nozzle_rad,
+            ],
+            &v(self.surfaces),
+            &v(self.specific_force),
+            &[
+                f64::from(self.wheels_on_ground),
+                f64::from(u8::from(self.belly_contact)),
+                match self.crashed {
+                    None => 0.0,
+                    Some(CrashKind::Impact) => 1.0,
+                    Some(CrashKind::GearCollapse) => 2.0,
+                },
+            ],
+        ];
+        let mut i = 0;
+        for part in parts {
+            w[i..i + part.len()].copy_from_slice(part);
+            i += part.len();
+        }
+        w
+    }
+
+    /// Rebuilds a state from [`AircraftState::to_words`]; `None` when the words are not a state
+    /// this build could have produced (wrong count, a non-finite value, an out-of-range flag).
+    pub fn from_words(w: &[f64]) -> Option<AircraftState> {
+        if w.len() != Self::WORDS || !w.iter().all(|x| x.is_finite()) {
+            return None;
+        }
+        let v = |i: usize| Vec3::new(w[i], w[i + 1], w[i + 2]);
+        let small = |x: f64, max: u8| {
+            (x >= 0.0 && x <= f64::from(max) && x.fract() == 0.0).then_some(x as u8)
+        };
+        Some(AircraftState {
+            position: v(0),
+            velocity: v(3),
+            body_rates: v(6),
+            orientation: Quat {
+                w: w[9],
+                x: w[10],
+                y: w[11],
+                z: w[12],
+            },
+            fuel_kg: w[13],
+            payload_kg: w[14],
+            payload_cd0: w[15],
+            spool: w[16],
+            afterburner: w[17],
+            gear: w[18],
+            speedbrake: w[19],
+            flaps: w[20],
+            sweep_deg: w[21],
+            nozzle_rad: w[22],
+            surfaces: v(23),
+            specific_force: v(26),
+            wheels_on_ground: small(w[29], 7)?,
+            belly_contact: small(w[30], 1)? == 1,
+            crashed: match small(w[31], 2)? {
+                0 => None,
+                1 => Some(CrashKind::Impact),
+                _ => Some(CrashKind::GearCollapse),
+            },
+        })
+    }
+
+    /// A 64-bit FNV-1a hash of every bit of the state (determinism tests compare these).
     pub fn hash_bits(&self) -> u64 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |x: u64| {
-            for b in x.to_le_bytes() {
+        for x in self.to_words() {
+            for b in x.to_bits().to_le_bytes() {
                 h ^= u64::from(b);
                 h = h.wrapping_mul(0x0000_0100_0000_01b3);
             }
-        };
-        let v3 = |v: Vec3| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()];
-        for x in v3(self.position)
-            .into_iter()
-            .chain(v3(self.velocity))
-            .chain(v3(self.body_rates))
-        {
-            eat(x);
         }
-        for x in [
-            self.orientation.w,
-            self.orientation.x,
-            self.orientation.y,
-            self.orientation.z,
-        ] {
-            eat(x.to_bits());
-        }
-        for x in [
-            self.fuel_kg,
-            self.payload_kg,
-            self.payload_cd0,
-            self.spool,
-            self.afterburner,
-            self.gear,
-            self.speedbrake,
-            self.flaps,
-            self.sweep_deg,
-            self.nozzle_rad,
-        ] {
-            eat(x.to_bits());
-        }
-        for x in v3(self.surfaces).into_iter().chain(v3(self.specific_force)) {
-            eat(x);
-        }
-        eat(u64::from(self.wheels_on_ground));
-        eat(u64::from(self.belly_contact));
-        eat(match self.crashed {
-            None => 0,
-            Some(CrashKind::Impact) => 1,
-            Some(CrashKind::GearCollapse) => 2,
-        });
         h
     }
 
@@ -243,5 +293,38 @@ impl AircraftState {
             && self.orientation.is_finite()
             && self.body_rates.is_finite()
             && self.fuel_kg.is_finite()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip_every_bit() {
+        let mut s = AircraftState::flying(Vec3::new(1.5, 3000.25, -7.0), 0.3, 210.0, 1234.5);
+        s.body_rates = Vec3::new(0.1, -0.2, 0.3);
+        s.wheels_on_ground = 5;
+        s.belly_contact = true;
+        s.crashed = Some(CrashKind::GearCollapse);
+        s.surfaces = Vec3::new(-0.1, 0.05, 1e-300);
+        let back = AircraftState::from_words(&s.to_words()).expect("valid words");
+        assert_eq!(back.hash_bits(), s.hash_bits());
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn hostile_words_are_refused() {
+        let good = AircraftState::flying(Vec3::ZERO, 0.0, 100.0, 10.0).to_words();
+        assert!(AircraftState::from_words(&good[..31]).is_none());
+        let mut w = good;
+        w[0] = f64::NAN;
+        assert!(AircraftState::from_words(&w).is_none());
+        let mut w = good;
+        w[29] = 8.0; // wheels bits beyond 0..=7
+        assert!(AircraftState::from_words(&w).is_none());
+        let mut w = good;
+        w[31] = 1.5; // crash kind not an integer
+        assert!(AircraftState::from_words(&w).is_none());
     }
 }

@@ -213,10 +213,13 @@ impl Message {
 
     /// Whether an extension block can follow this message. A legacy-length `LanBeacon` or
     /// `ServerInfo` (no `build` tail) cannot carry one: its TLV bytes would read as the tail.
+    /// Nor can the count-less concatenated-record messages (`FactionDef`, `MissionRoster`),
+    /// where TLV bytes would read as more records.
     pub fn accepts_extensions(&self) -> bool {
         match self {
             Message::LanBeacon(m) => m.build.is_some(),
             Message::ServerInfo(m) => m.build.is_some(),
+            Message::FactionDef(_) | Message::MissionRoster(_) => false,
             _ => true,
         }
     }
@@ -229,7 +232,7 @@ impl Message {
         if !ext.is_empty() && !self.accepts_extensions() {
             return Err(EncodeError::Invalid {
                 msg: self.id().name(),
-                reason: "a legacy-length message (no build field) cannot carry extensions".into(),
+                reason: "this message cannot carry an extension block (see accepts_extensions)".into(),
             });
         }
         let mut out = Vec::new();

@@ -233,7 +233,12 @@ pub fn random_extensions(seed: u64) -> Extensions {
             0 => Ext::SnapshotPeerCount(rng.next_u64() as u16),
             1 => Ext::SnapshotDespawn((0..rng.upto(5)).map(|_| rng.next_u64() as u32).collect()),
             2 => Ext::SnapshotLastAckedSeqNum(rng.next_u64() as u32),
-            3 => Ext::HelloBuildVersion(format!("0.{}.{}", rng.upto(99), rng.upto(99))),
+            3 => Ext::SnapshotOwnState {
+                entity_idx: rng.next_u64() as u32,
+                entity_gen: rng.next_u64() as u32,
+                format: 1,
+                words: (0..rng.upto(32)).map(|_| rng.float()).collect(),
+            },
             4 => Ext::ConnectAckAuthority {
                 caps: rng.next_u64(),
                 faction_index: rng.next_u64() as u16,

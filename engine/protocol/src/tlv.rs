@@ -20,6 +20,8 @@ pub mod tag {
     pub const SNAPSHOT_CREW: u16 = 0x0106;
     pub const SNAPSHOT_ARTICULATION: u16 = 0x0107;
     pub const SNAPSHOT_SERVER_THROTTLE: u16 = 0x0108;
+    /// Our addition (free tag in the snapshot range): the receiving pilot's exact flight state.
+    pub const SNAPSHOT_OWN_STATE: u16 = 0x0110;
     pub const CONNECT_ACK_AUTHORITY: u16 = 0x0201;
     pub const CONNECT_ACK_TYPES_UNCHANGED: u16 = 0x0202;
     pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
@@ -40,6 +42,7 @@ pub mod tag {
             SNAPSHOT_CREW => "SnapshotCrew",
             SNAPSHOT_ARTICULATION => "SnapshotArticulation",
             SNAPSHOT_SERVER_THROTTLE => "SnapshotServerThrottle",
+            SNAPSHOT_OWN_STATE => "SnapshotOwnState",
             CONNECT_ACK_AUTHORITY => "ConnectAckAuthority",
             CONNECT_ACK_TYPES_UNCHANGED => "ConnectAckTypesUnchanged",
             WEATHER_WIND_PROFILE => "WeatherWindProfile",
@@ -69,6 +72,10 @@ pub const MAX_BUILD_VERSION_BYTES: usize = 24;
 pub const MAX_IDENTITY_BYTES: usize = 40;
 /// Longest `ConnectJoinPassword` value.
 pub const MAX_JOIN_PASSWORD_BYTES: usize = 64;
+/// Most f64 words a `SnapshotOwnState` may carry.
+pub const MAX_OWN_STATE_WORDS: usize = 64;
+/// The `SnapshotOwnState` format this build writes (words as `fl_flight::AircraftState::to_words`).
+pub const OWN_STATE_FORMAT: u16 = 1;
 
 /// One raw entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,6 +275,15 @@ pub enum Ext {
         load_pct: u8,
         interval_ticks: u8,
     },
+    /// The receiving pilot's exact flight state at the snapshot's tick, so prediction restarts
+    /// from the truth instead of quantized values: `{u32 entityIdx, u32 entityGen (all 32 bits),
+    /// u16 format, u16 wordCount, wordCount × f64}` little-endian.
+    SnapshotOwnState {
+        entity_idx: u32,
+        entity_gen: u32,
+        format: u16,
+        words: Vec<f64>,
+    },
     ConnectAckAuthority {
         caps: u64,
         faction_index: u16,
@@ -374,6 +390,7 @@ impl Ext {
             Ext::SnapshotCrew(_) => tag::SNAPSHOT_CREW,
             Ext::SnapshotArticulation(_) => tag::SNAPSHOT_ARTICULATION,
             Ext::SnapshotServerThrottle { .. } => tag::SNAPSHOT_SERVER_THROTTLE,
+            Ext::SnapshotOwnState { .. } => tag::SNAPSHOT_OWN_STATE,
             Ext::ConnectAckAuthority { .. } => tag::CONNECT_ACK_AUTHORITY,
             Ext::ConnectAckTypesUnchanged => tag::CONNECT_ACK_TYPES_UNCHANGED,
             Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
@@ -483,6 +500,31 @@ impl Ext {
                     Ext::SnapshotServerThrottle {
                         load_pct,
                         interval_ticks,
+                    },
+                )
+            }
+            tag::SNAPSHOT_OWN_STATE => {
+                let entity_idx = c.u32()?;
+                let entity_gen = c.u32()?;
+                let format = c.u16()?;
+                let count = usize::from(c.u16()?);
+                if count > MAX_OWN_STATE_WORDS {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!("{count} words exceed {MAX_OWN_STATE_WORDS}"),
+                    });
+                }
+                let mut words = Vec::with_capacity(count.min(c.rest.len() / 8));
+                for _ in 0..count {
+                    words.push(f64::from_bits(c.u64()?));
+                }
+                exact(
+                    c,
+                    Ext::SnapshotOwnState {
+                        entity_idx,
+                        entity_gen,
+                        format,
+                        words,
                     },
                 )
             }
@@ -600,6 +642,21 @@ impl Ext {
                 out.push(*load_pct);
                 out.push(*interval_ticks);
             }
+            Ext::SnapshotOwnState {
+                entity_idx,
+                entity_gen,
+                format,
+                words,
+            } => {
+                let words = &words[..words.len().min(MAX_OWN_STATE_WORDS)];
+                out.extend_from_slice(&entity_idx.to_le_bytes());
+                out.extend_from_slice(&entity_gen.to_le_bytes());
+                out.extend_from_slice(&format.to_le_bytes());
+                out.extend_from_slice(&(words.len() as u16).to_le_bytes());
+                for w in words {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
             Ext::ConnectAckAuthority {
                 caps,
                 faction_index,
@@ -699,6 +756,12 @@ mod tests {
             Ext::SnapshotServerThrottle {
                 load_pct: 80,
                 interval_ticks: 3,
+            },
+            Ext::SnapshotOwnState {
+                entity_idx: 3,
+                entity_gen: 0x1_0002,
+                format: OWN_STATE_FORMAT,
+                words: vec![1.5, -0.0, 1e-300, 6.0],
             },
             Ext::ConnectAckAuthority {
                 caps: 0x100,

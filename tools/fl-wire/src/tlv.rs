@@ -2,7 +2,7 @@
 //! `{"tag", "name", "raw": "<hex>"}` for a tag this build does not define or a payload that
 //! does not have its defined shape (so re-encoding keeps the bytes).
 
-use crate::json::{f32_value, hex, parse_f32, unhex};
+use crate::json::{f32_value, f64_value, hex, parse_f32, parse_f64, unhex};
 use crate::{WireError, check_keys, jerr};
 use fl_protocol::tlv::{ArticulationEntry, CrewPose, EffectRecord, WindKnot, tag};
 use fl_protocol::{Ext, Extensions};
@@ -77,6 +77,17 @@ fn value_of(ext: &Ext) -> Value {
             load_pct,
             interval_ticks,
         } => json!({"loadPct": load_pct, "intervalTicks": interval_ticks}),
+        Ext::SnapshotOwnState {
+            entity_idx,
+            entity_gen,
+            format,
+            words,
+        } => json!({
+            "entityIdx": entity_idx,
+            "entityGen": entity_gen,
+            "format": format,
+            "words": words.iter().map(|&w| f64_value(w)).collect::<Vec<_>>(),
+        }),
         Ext::ConnectAckAuthority {
             caps,
             faction_index,
@@ -269,6 +280,18 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
             Ext::SnapshotServerThrottle {
                 load_pct: num(field(o, "loadPct"), "loadPct")?,
                 interval_ticks: num(field(o, "intervalTicks"), "intervalTicks")?,
+            }
+        }
+        tag::SNAPSHOT_OWN_STATE => {
+            let o = object(v, name)?;
+            Ext::SnapshotOwnState {
+                entity_idx: num(field(o, "entityIdx"), "entityIdx")?,
+                entity_gen: num(field(o, "entityGen"), "entityGen")?,
+                format: num(field(o, "format"), "format")?,
+                words: array(field(o, "words"), "words")?
+                    .iter()
+                    .map(|w| parse_f64("words", w).map_err(|e| e.to_string()))
+                    .collect::<Result<_, _>>()?,
             }
         }
         tag::CONNECT_ACK_AUTHORITY => {

@@ -227,7 +227,8 @@ macro_rules! counted_message {
 
 /// Implements [`WireMessage`] and [`Reflect`] for a message that is a run of self-describing
 /// records, each starting with the message id (`FactionDef`, `MissionRoster`). The packet holds
-/// `len / size` records; a shorter remainder is the extension block.
+/// `len / size` records. Without a count there is no way to tell an extension block from more
+/// records, so these messages carry none: a remainder shorter than a record is ignored.
 macro_rules! concatenated_message {
     ($T:ident => $Id:ident, $R:ty) => {
         impl $crate::msg::WireMessage for $T {
@@ -242,7 +243,7 @@ macro_rules! concatenated_message {
                     0,
                     n,
                 )?;
-                Ok(($T { records }, n * size))
+                Ok(($T { records }, bytes.len()))
             }
             fn encode_body(&self, out: &mut Vec<u8>) -> Result<(), $crate::EncodeError> {
                 if self.records.is_empty() {
