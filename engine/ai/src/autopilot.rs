@@ -1,0 +1,375 @@
+//! The inner loops every controller flies through: an acceleration demand becomes a lift-vector
+//! roll, a load-factor pull and a coordinated rudder; a speed demand becomes throttle.
+//!
+//! Owns: the "put the lift vector where the turn needs it and pull the right g" law, the elevator
+//! and throttle integrators (initialised bumplessly from the entity's current trim and spool),
+//! the alpha limiter and the ground guard. Must not: know about targets or missions — outer loops
+//! (the controllers) only say which acceleration and which power they want.
+//!
+//! The law: the specific force the airframe must produce is `f = a_cmd + g·up` (gravity
+//! compensated), less its component along the velocity (thrust and drag handle that). Its
+//! direction is where the lift vector (the canopy) must point; its size over `g` is the load
+//! factor. The roll loop rotates the canopy onto that direction about the nose; the pitch loop
+//! pulls the load factor, scaled down by `cos(roll error)` so the aircraft does not pull while the
+//! lift vector still points the wrong way.
+
+use crate::guidance::{
+    AltitudeGains, PitchGains, RollGains, bank_to_turn_aileron, coordinated_rudder,
+    elevator_from_load_error, flight_path_angle, heading_error, horizontal,
+    lateral_accel_for_heading, pitch_error_from_altitude, throttle_for_speed, wrap_pi,
+};
+use crate::view::EntityView;
+use fl_flight::atmosphere::G0;
+use fl_flight::math::{Vec3, atan2};
+use fl_flight::{Controls, DT};
+
+/// How the engine is driven.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Power {
+    /// A fixed throttle (0 … 1) and afterburner request.
+    Throttle {
+        /// Throttle, 0 idle … 1 military.
+        throttle: f64,
+        /// Request the afterburner.
+        afterburner: bool,
+    },
+    /// Hold a true airspeed; the afterburner may be used when military power is not enough.
+    Speed {
+        /// Target true airspeed, m/s.
+        mps: f64,
+        /// Allow the afterburner.
+        afterburner: bool,
+    },
+}
+
+/// Tunables of the inner loops (defaults suit fighter-class aircraft; the airframe-specific
+/// scaling comes from [`crate::FlightLimits`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AutopilotConfig {
+    /// Roll axis gains.
+    pub roll: RollGains,
+    /// Load-factor loop gains.
+    pub pitch: PitchGains,
+    /// Height above the floor below which the ground guard takes over, m.
+    pub floor_guard_m: f64,
+    /// The guard also takes over when the floor is less than this many seconds away at the
+    /// current sink rate, s.
+    pub floor_look_ahead_s: f64,
+    /// Load factor the ground guard pulls, g (capped by the airframe).
+    pub recovery_g: f64,
+    /// Speed-hold proportional gain, throttle per m/s.
+    pub speed_kp: f64,
+    /// Speed-hold integral gain, throttle per m/s per s.
+    pub speed_ki: f64,
+}
+
+impl Default for AutopilotConfig {
+    fn default() -> Self {
+        Self {
+            roll: RollGains::default(),
+            pitch: PitchGains::default(),
+            floor_guard_m: 200.0,
+            floor_look_ahead_s: 8.0,
+            recovery_g: 4.0,
+            speed_kp: 0.03,
+            speed_ki: 0.01,
+        }
+    }
+}
+
+/// Inner-loop state of one aircraft. Keep one per controller; [`Autopilot::reset`] makes the next
+/// [`Autopilot::fly`] pick up the entity's current trim again.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Autopilot {
+    /// Tunables.
+    pub config: AutopilotConfig,
+    pitch_integral: f64,
+    throttle_integral: f64,
+    initialised: bool,
+    last_roll_error: f64,
+    guarding: bool,
+}
+
+impl Default for Autopilot {
+    fn default() -> Self {
+        Self::new(AutopilotConfig::default())
+    }
+}
+
+/// Unit vector of `v`, or `fallback` when `v` is (nearly) zero.
+#[inline]
+fn unit_or(v: Vec3, fallback: Vec3) -> Vec3 {
+    let l = v.length();
+    if l > 1e-9 { v * (1.0 / l) } else { fallback }
+}
+
+/// The entity's direction of travel: its velocity, or its nose when nearly stationary.
+#[inline]
+pub fn track(me: &EntityView) -> Vec3 {
+    if me.speed() > 1.0 {
+        me.velocity * (1.0 / me.speed())
+    } else {
+        me.forward()
+    }
+}
+
+impl Autopilot {
+    /// An autopilot with `config`, not yet initialised.
+    pub fn new(config: AutopilotConfig) -> Self {
+        Self {
+            config,
+            pitch_integral: 0.0,
+            throttle_integral: 0.0,
+            initialised: false,
+            last_roll_error: 0.0,
+            guarding: false,
+        }
+    }
+
+    /// Forgets the integrators; the next [`Autopilot::fly`] starts from the entity's trim.
+    pub fn reset(&mut self) {
+        *self = Self::new(self.config);
+    }
+
+    /// Roll error (rad) between the canopy and the demanded lift direction at the last
+    /// [`Autopilot::fly`].
+    pub fn last_roll_error(&self) -> f64 {
+        self.last_roll_error
+    }
+
+    /// True when the last [`Autopilot::fly`] was overridden by the ground guard.
+    pub fn ground_guard_active(&self) -> bool {
+        self.guarding
+    }
+
+    /// One tick of the inner loops: fly the kinematic acceleration `accel` (world, m/s², without
+    /// gravity; its component along the velocity is ignored) with the load factor capped at
+    /// `max_g` (further capped at 90 % of the airframe's structural limit), driving the engine by
+    /// `power`.
+    pub fn fly(&mut self, me: &EntityView, accel: Vec3, max_g: f64, power: Power) -> Controls {
+        let cfg = self.config;
+        let lim = me.limits;
+        if !self.initialised {
+            self.pitch_integral = me.pitch_trim.clamp(-1.0, 1.0);
+            self.throttle_integral = me.spool.clamp(0.0, 1.0);
+            self.initialised = true;
+        }
+        let up = me.up;
+        let v_hat = track(me);
+        let struct_max = 0.9 * lim.max_g;
+        let mut n_cap = max_g.min(struct_max).max(1.0);
+
+        // ── Ground guard ───────────────────────────────────────────────────────────────────
+        let vs = me.velocity.dot(up);
+        let agl = me.height_agl_m;
+        let mut demand = if accel.is_finite() { accel } else { Vec3::ZERO };
+        let mut power = power;
+        self.guarding = agl < cfg.floor_guard_m
+            || (vs < 0.0 && agl + vs * cfg.floor_look_ahead_s < cfg.floor_guard_m);
+        if self.guarding {
+            // Wings level and pull: demand a climb acceleration straight up.
+            demand = up * ((cfg.recovery_g - 1.0).max(1.0) * G0);
+            n_cap = cfg.recovery_g.min(struct_max).max(1.0);
+            power = Power::Throttle {
+                throttle: 1.0,
+                afterburner: matches!(
+                    power,
+                    Power::Throttle {
+                        afterburner: true,
+                        ..
+                    } | Power::Speed {
+                        afterburner: true,
+                        ..
+                    }
+                ),
+            };
+        }
+
+        // ── Lift direction and load factor ─────────────────────────────────────────────────
+        let f = demand + up * G0;
+        let f_perp = f - v_hat * f.dot(v_hat);
+        let n_req = f_perp.length() / G0;
+        let fwd = me.forward();
+        let body_up = me.body_up();
+        let right = me.right();
+        let lift_dir = if n_req > 0.05 {
+            f_perp * (1.0 / (n_req * G0))
+        } else {
+            body_up
+        };
+        let lp = lift_dir - fwd * lift_dir.dot(fwd);
+        let mut roll_err = atan2(lp.dot(right), lp.dot(body_up));
+        let mut n_cmd = n_req;
+        // Small demands pointing away from the canopy are pushed, not rolled inverted for.
+        if roll_err.abs() > 100f64.to_radians() && n_req < 1.0 {
+            roll_err = wrap_pi(roll_err - std::f64::consts::PI);
+            n_cmd = -n_req;
+        }
+        // Barely loaded: the direction hardly matters, so do not roll hard for it.
+        if n_req < 0.3 {
+            roll_err *= n_req / 0.3;
+        }
+        self.last_roll_error = roll_err;
+        let c = libm::cos(roll_err).max(0.0);
+        if n_cmd > 0.0 {
+            n_cmd = (n_cmd * c).max(0.5 * n_cmd.min(1.0));
+        }
+        let n_floor = (0.5 * lim.min_g).max(-1.0);
+        n_cmd = n_cmd.clamp(n_floor, n_cap);
+
+        // ── Pitch: load factor with the alpha limiter ──────────────────────────────────────
+        let mut err = n_cmd - me.load_factor;
+        let alpha_gain = 20.0; // g of allowed error per radian of alpha margin
+        err = err.min(alpha_gain * (lim.alpha_max_rad - me.alpha_rad));
+        err = err.max(alpha_gain * (-0.6 * lim.alpha_max_rad - me.alpha_rad));
+        let g_per_pitch = (lim.g_per_pitch_per_pa * me.dynamic_pressure_pa).max(0.5);
+        let q = me.body_rates.y;
+        let pitch = elevator_from_load_error(err, q, self.pitch_integral, g_per_pitch, &cfg.pitch);
+        let saturated = (pitch >= 1.0 && err > 0.0) || (pitch <= -1.0 && err < 0.0);
+        if !saturated {
+            self.pitch_integral =
+                (self.pitch_integral + cfg.pitch.ki * err * DT / g_per_pitch).clamp(-1.0, 1.0);
+        }
+
+        // ── Roll and yaw ───────────────────────────────────────────────────────────────────
+        let roll_authority = lim.roll_rate_per_roll_per_mps * me.airspeed_mps;
+        let roll = bank_to_turn_aileron(roll_err, me.body_rates.x, roll_authority, &cfg.roll);
+        let yaw = coordinated_rudder(roll, me.beta_rad);
+
+        // ── Power ──────────────────────────────────────────────────────────────────────────
+        let (throttle, afterburner) = match power {
+            Power::Throttle {
+                throttle,
+                afterburner,
+            } => (
+                if throttle.is_finite() {
+                    throttle.clamp(0.0, 1.0)
+                } else {
+                    0.0
+                },
+                afterburner,
+            ),
+            Power::Speed { mps, afterburner } => {
+                let target = if mps.is_finite() {
+                    mps
+                } else {
+                    me.airspeed_mps
+                };
+                let e = target - me.airspeed_mps;
+                let t = throttle_for_speed(
+                    me.airspeed_mps,
+                    target,
+                    self.throttle_integral,
+                    cfg.speed_kp,
+                );
+                let sat = (t >= 1.0 && e > 0.0) || (t <= 0.0 && e < 0.0);
+                if !sat {
+                    self.throttle_integral =
+                        (self.throttle_integral + cfg.speed_ki * e * DT).clamp(0.0, 1.0);
+                }
+                (t, afterburner && t >= 1.0 && e > 10.0)
+            }
+        };
+        Controls {
+            pitch,
+            roll,
+            yaw,
+            throttle,
+            afterburner,
+            ..Controls::default()
+        }
+    }
+}
+
+/// Acceleration demand for flying a horizontal direction while holding an altitude.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelSteer {
+    /// Heading-error gain, turn rate per radian, 1/s.
+    pub k_heading: f64,
+    /// Bank limit, rad.
+    pub max_bank_rad: f64,
+    /// Altitude loop.
+    pub altitude: AltitudeGains,
+    /// Flight-path time constant, s.
+    pub gamma_tau_s: f64,
+}
+
+impl Default for LevelSteer {
+    fn default() -> Self {
+        Self {
+            k_heading: 0.35,
+            max_bank_rad: 60f64.to_radians(),
+            altitude: AltitudeGains::default(),
+            gamma_tau_s: 2.0,
+        }
+    }
+}
+
+impl LevelSteer {
+    /// World acceleration that turns the track toward the horizontal direction `want` (with an
+    /// extra feed-forward turn rate `turn_rate_ff`, rad/s, + right) and flies toward
+    /// `altitude_m`.
+    pub fn accel(&self, me: &EntityView, want: Vec3, turn_rate_ff: f64, altitude_m: f64) -> Vec3 {
+        let up = me.up;
+        let trk = track(me);
+        let h = unit_or(
+            horizontal(trk, up),
+            unit_or(horizontal(me.forward(), up), want),
+        );
+        let right = h.cross(up);
+        let speed = me.speed().max(1.0);
+        let err = heading_error(h, want, up);
+        let a_lat =
+            lateral_accel_for_heading(err, turn_rate_ff, speed, self.k_heading, self.max_bank_rad);
+        let gamma = flight_path_angle(me.velocity, up);
+        let d_gamma =
+            pitch_error_from_altitude(altitude_m - me.altitude_m, gamma, speed, &self.altitude);
+        let a_vert = (speed * d_gamma / self.gamma_tau_s).clamp(-0.5 * G0, 2.0 * G0);
+        right * a_lat + up * a_vert
+    }
+}
+
+/// Acceleration that swings the velocity toward the point `aim` in 3-D: a turn rate `k·θ` about
+/// the axis between the velocity and the line of sight, θ the angle between them. When the point
+/// is dead astern the turn continues in the canopy's plane.
+pub fn pursue_accel(me: &EntityView, aim: Vec3, k: f64) -> Vec3 {
+    let v_hat = track(me);
+    let los = unit_or(aim - me.position, v_hat);
+    let cos_t = los.dot(v_hat).clamp(-1.0, 1.0);
+    let perp = los - v_hat * cos_t;
+    let sin_t = perp.length();
+    let theta = atan2(sin_t, cos_t);
+    if theta < 1e-6 {
+        return Vec3::ZERO;
+    }
+    let dir = if sin_t > 1e-6 {
+        perp * (1.0 / sin_t)
+    } else {
+        let bu = me.body_up();
+        unit_or(bu - v_hat * bu.dot(v_hat), me.up)
+    };
+    dir * (me.speed().max(1.0) * k * theta)
+}
+
+/// Straight and level on the course and altitude captured when the hold began: what a
+/// target-based controller flies while it has no target.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct HoldCourse {
+    captured: Option<(Vec3, f64)>,
+}
+
+impl HoldCourse {
+    /// Releases the captured course; the next hold captures afresh.
+    pub fn release(&mut self) {
+        self.captured = None;
+    }
+
+    /// Acceleration holding the captured course and altitude (capturing them on first use).
+    pub fn accel(&mut self, me: &EntityView, steer: &LevelSteer) -> Vec3 {
+        let (dir, alt) = *self.captured.get_or_insert_with(|| {
+            let h = unit_or(horizontal(track(me), me.up), Vec3::new(0.0, 0.0, -1.0));
+            (h, me.altitude_m)
+        });
+        steer.accel(me, dir, 0.0, alt)
+    }
+}
