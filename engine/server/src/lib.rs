@@ -4,4 +4,5 @@
 pub mod input;
 pub mod jitter;
 pub mod pool;
+pub mod snapshot;
 pub mod spatial;

@@ -1,0 +1,493 @@
+//! The snapshot pipeline: every live entity is quantized and encoded once per tick, then each
+//! peer's packet is assembled from those bodies — interest query, priority/budget scheduling,
+//! full or delta per client-acked baselines, despawns, TLVs, compression when it wins — subject
+//! to the peer's congestion throttle and the server's tick governor.
+//!
+//! Owns the per-peer snapshot state; knows nothing of sockets (the caller sends the bytes) or of
+//! how entities move (the world hands it their states).
+
+pub mod baseline;
+pub mod congestion;
+pub mod scheduler;
+
+use crate::pool::EntityId;
+use crate::spatial::SpatialIndex;
+use baseline::PeerBaselines;
+use congestion::{CongestionConfig, CongestionController, TickGovernor};
+use fl_net::LinkStats;
+use fl_protocol::snapshot::{
+    Compression, DEFAULT_COMPRESSION_LEVEL, EncodedEntity, EntityState, HEADER_BYTES, RecordBody,
+    RecordKind, SnapshotRecord, SnapshotWriter, origin_for,
+};
+use fl_protocol::tlv::{Ext, Extensions, OWN_STATE_FORMAT};
+use scheduler::{Candidate, Weights, schedule};
+
+/// One live entity as the pipeline sees it this tick.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotEntity {
+    pub id: EntityId,
+    pub state: EntityState,
+    /// The peer flying it, if a human does.
+    pub owner: Option<u32>,
+}
+
+/// `[world]` snapshot settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SnapshotConfig {
+    /// Interest radius (`draw_distance_km` × 1000).
+    pub draw_distance_m: f64,
+    /// Per-peer byte budget per snapshot; 0 = unlimited (`snapshot_budget_bytes`).
+    pub budget_bytes: usize,
+    /// zstd the body when it wins (`compress_snapshots`).
+    pub compress: bool,
+    pub weights: Weights,
+    pub congestion: CongestionConfig,
+    /// Despawns one snapshot may carry (the rest wait for the next).
+    pub max_despawns_per_snapshot: usize,
+}
+
+impl Default for SnapshotConfig {
+    fn default() -> Self {
+        Self {
+            draw_distance_m: 200_000.0,
+            budget_bytes: 1200,
+            compress: true,
+            weights: Weights::default(),
+            congestion: CongestionConfig::default(),
+            max_despawns_per_snapshot: 64,
+        }
+    }
+}
+
+/// The tick's shared, read-only encoding: every entity's bodies, in index order.
+#[derive(Debug, Default)]
+pub struct TickEncoding {
+    pub tick: u64,
+    pub entities: Vec<SnapshotEntity>,
+    pub encoded: Vec<EncodedEntity>,
+    pub spatial: SpatialIndex,
+}
+
+impl TickEncoding {
+    /// Encodes every entity once (they must be sorted by index).
+    pub fn build(&mut self, tick: u64, entities: Vec<SnapshotEntity>, cell_size_m: f64) {
+        self.tick = tick;
+        self.encoded.clear();
+        self.encoded
+            .extend(entities.iter().map(|e| EncodedEntity::encode(&e.state)));
+        if (self.spatial.cell_size() - cell_size_m).abs() > f64::EPSILON {
+            self.spatial = SpatialIndex::new(cell_size_m);
+        } else {
+            self.spatial.clear();
+        }
+        for e in &entities {
+            self.spatial.insert(e.id.index, e.state.position);
+        }
+        self.entities = entities;
+    }
+
+    fn find(&self, index: u32) -> Option<usize> {
+        self.entities
+            .binary_search_by_key(&index, |e| e.id.index)
+            .ok()
+    }
+}
+
+/// What the pipeline needs to know about one peer this tick.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerContext {
+    /// The peer's aircraft, if it flies one.
+    pub own: Option<EntityId>,
+    /// Where its interest is centred (own aircraft, else the camera eye).
+    pub focus: [f64; 3],
+    pub focus_velocity: [f64; 3],
+    /// `SnapshotLastAckedSeqNum`: the last input applied for this peer.
+    pub last_applied_seq: Option<u32>,
+    /// Estimated delay in ticks (0 = no estimate: the latency TLVs are omitted).
+    pub delay_ticks: u16,
+    pub peer_count: u16,
+    /// The own aircraft's exact state words (`SnapshotOwnState`).
+    pub own_state_words: Option<Vec<f64>>,
+    pub link: LinkStats,
+}
+
+/// Running counters for one peer.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PeerSnapshotStats {
+    pub snapshots: u64,
+    pub bytes: u64,
+    pub records: u64,
+    pub full_records: u64,
+    pub compressed: u64,
+    pub largest_packet: usize,
+    pub skipped_for_rate: u64,
+}
+
+/// One peer's snapshot state.
+#[derive(Debug)]
+pub struct PeerSnapshots {
+    pub baselines: PeerBaselines,
+    pub congestion: CongestionController,
+    pub stats: PeerSnapshotStats,
+    next_send_tick: u64,
+    writer: SnapshotWriter,
+    candidates: Vec<Candidate>,
+    nearby: Vec<u32>,
+    packet: Vec<u8>,
+}
+
+impl PeerSnapshots {
+    pub fn new(cfg: &SnapshotConfig) -> Self {
+        Self {
+            baselines: PeerBaselines::new(),
+            congestion: CongestionController::new(cfg.congestion),
+            stats: PeerSnapshotStats::default(),
+            next_send_tick: 0,
+            writer: SnapshotWriter::new(),
+            candidates: Vec::new(),
+            nearby: Vec::new(),
+            packet: Vec::new(),
+        }
+    }
+
+    /// Builds this peer's snapshot for the tick, or `None` when its send interval (congestion
+    /// or governor) skips this tick. The returned bytes are valid until the next call.
+    pub fn build(
+        &mut self,
+        enc: &TickEncoding,
+        ctx: &PeerContext,
+        cfg: &SnapshotConfig,
+        governor: &TickGovernor,
+    ) -> Option<&[u8]> {
+        let tick = enc.tick;
+        self.congestion.step(
+            tick,
+            ctx.link.rtt,
+            ctx.link.loss,
+            ctx.link.reliable_backlog_bytes,
+        );
+        let own_interval = self.congestion.interval_ticks();
+        let gov_interval = governor.interval_ticks();
+        if tick < self.next_send_tick {
+            self.stats.skipped_for_rate += 1;
+            return None;
+        }
+        self.next_send_tick = tick + own_interval.max(gov_interval);
+        self.baselines.prune(tick);
+
+        // The extension block first: its size comes off the budget.
+        let mut ext = Extensions::new();
+        let _ = ext.push(&Ext::SnapshotPeerCount(ctx.peer_count));
+        if ctx.delay_ticks > 0 {
+            let ms = (u32::from(ctx.delay_ticks) * 1000 / 60).min(u32::from(u16::MAX)) as u16;
+            let _ = ext.push(&Ext::SnapshotPeerLatency(ms));
+            let _ = ext.push(&Ext::SnapshotPeerDelayTicks(ctx.delay_ticks));
+        }
+        if gov_interval > own_interval {
+            let _ = ext.push(&Ext::SnapshotServerThrottle {
+                load_pct: (governor.load_factor() * 100.0).round().clamp(1.0, 100.0) as u8,
+                interval_ticks: gov_interval.min(255) as u8,
+            });
+        }
+        if let Some(seq) = ctx.last_applied_seq {
+            let _ = ext.push(&Ext::SnapshotLastAckedSeqNum(seq));
+        }
+        let despawns = self.baselines.take_despawns(cfg.max_despawns_per_snapshot);
+        if !despawns.is_empty() {
+            let _ = ext.push(&Ext::SnapshotDespawn(despawns));
+        }
+        let own_slot = ctx.own.and_then(|id| {
+            enc.find(id.index)
+                .filter(|&i| enc.entities[i].id.generation == id.generation)
+        });
+        if let (Some(id), Some(words), Some(_)) = (ctx.own, &ctx.own_state_words, own_slot) {
+            let _ = ext.push(&Ext::SnapshotOwnState {
+                entity_idx: id.index,
+                entity_gen: id.generation,
+                format: OWN_STATE_FORMAT,
+                words: words.clone(),
+            });
+        }
+
+        let budget = (cfg.budget_bytes > 0).then(|| {
+            let limit = if ctx.link.max_datagram_size > 0 {
+                cfg.budget_bytes.min(ctx.link.max_datagram_size)
+            } else {
+                cfg.budget_bytes
+            };
+            self.congestion.scale_budget(limit)
+        });
+
+        // Candidates: the interest set, plus the own entity wherever it is.
+        enc.spatial
+            .query(ctx.focus, cfg.draw_distance_m, &mut self.nearby);
+        if let Some(slot) = own_slot {
+            let idx = enc.entities[slot].id.index;
+            if let Err(pos) = self.nearby.binary_search(&idx) {
+                self.nearby.insert(pos, idx);
+            }
+        }
+        self.candidates.clear();
+        for &idx in &self.nearby {
+            let Some(slot) = enc.find(idx) else { continue };
+            let e = &enc.entities[slot];
+            let full = self.baselines.needs_full(idx, e.id.generation, tick);
+            let body = if full {
+                &enc.encoded[slot].full
+            } else {
+                &enc.encoded[slot].delta
+            };
+            let rel = sub(e.state.position, ctx.focus);
+            let dist = norm(rel);
+            let closing = if dist > 1e-6 {
+                -dot(sub(e.state.velocity, ctx.focus_velocity), rel) / dist
+            } else {
+                0.0
+            };
+            self.candidates.push(Candidate {
+                index: idx,
+                distance_m: dist,
+                closing_mps: closing,
+                waited_ticks: self.baselines.age(idx, tick).unwrap_or(10_000),
+                player_owned: e.owner.is_some(),
+                cost: body.as_bytes().len() + 1,
+            });
+        }
+        let own_index = own_slot.map(|s| enc.entities[s].id.index);
+        let order = schedule(&self.candidates, own_index, budget, &cfg.weights);
+
+        self.writer.begin();
+        let ext_len = ext.as_bytes().len();
+        let mut records = 0u64;
+        let mut fulls = 0u64;
+        for ci in order {
+            let idx = self.candidates[ci].index;
+            let Some(slot) = enc.find(idx) else { continue };
+            let e = &enc.entities[slot];
+            let full = self.baselines.needs_full(idx, e.id.generation, tick);
+            let is_own = Some(idx) == own_index;
+            let own_body;
+            let body: &RecordBody = if is_own {
+                // The receiver's own record carries its body rates.
+                let origin = origin_for(e.state.position);
+                let kind = if full {
+                    RecordKind::FULL
+                } else {
+                    RecordKind::DELTA
+                };
+                own_body = RecordBody::encode(&SnapshotRecord::quantize(
+                    &e.state,
+                    0,
+                    origin,
+                    kind.with_omega(),
+                ));
+                &own_body
+            } else if full {
+                &enc.encoded[slot].full
+            } else {
+                &enc.encoded[slot].delta
+            };
+            let origin = enc.encoded[slot].origin;
+            if let Some(b) = budget {
+                let after = self.writer.raw_len() + self.writer.cost_of(origin, body) + ext_len;
+                if after > b && !is_own {
+                    continue;
+                }
+            }
+            if self.writer.push(origin, body).is_err() {
+                break;
+            }
+            self.baselines.on_sent(idx, e.id.generation, tick, full);
+            records += 1;
+            fulls += u64::from(full);
+        }
+        let compression = if cfg.compress {
+            Compression::WhenSmaller {
+                level: DEFAULT_COMPRESSION_LEVEL,
+            }
+        } else {
+            Compression::Off
+        };
+        let size = self
+            .writer
+            .finish(tick, &ext, compression, &mut self.packet)
+            .ok()?;
+        self.stats.snapshots += 1;
+        self.stats.bytes += size.packet as u64;
+        self.stats.records += records;
+        self.stats.full_records += fulls;
+        self.stats.compressed += u64::from(size.compressed);
+        self.stats.largest_packet = self.stats.largest_packet.max(size.packet);
+        debug_assert!(self.packet.len() >= HEADER_BYTES);
+        Some(&self.packet)
+    }
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    dot(a, a).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fl_protocol::ack::AckStamp;
+    use fl_protocol::snapshot::SnapshotDecoder;
+    use fl_protocol::tlv::tag;
+
+    fn entity(index: u32, x: f64) -> SnapshotEntity {
+        SnapshotEntity {
+            id: EntityId {
+                index,
+                generation: 1,
+            },
+            state: EntityState {
+                idx: index,
+                generation: 1,
+                type_index: 0,
+                position: [x, 1000.0, 0.0],
+                orientation: [0.0, 0.0, 0.0, 1.0],
+                velocity: [200.0, 0.0, 0.0],
+                ..EntityState::default()
+            },
+            owner: None,
+        }
+    }
+
+    fn world(n: u32) -> TickEncoding {
+        let mut enc = TickEncoding::default();
+        enc.build(
+            1,
+            (1..=n).map(|i| entity(i, f64::from(i) * 300.0)).collect(),
+            6250.0,
+        );
+        enc
+    }
+
+    fn ctx(own: u32) -> PeerContext {
+        PeerContext {
+            own: Some(EntityId {
+                index: own,
+                generation: 1,
+            }),
+            focus: [f64::from(own) * 300.0, 1000.0, 0.0],
+            focus_velocity: [200.0, 0.0, 0.0],
+            last_applied_seq: Some(41),
+            delay_ticks: 6,
+            peer_count: 3,
+            own_state_words: Some(vec![1.0; 32]),
+            link: LinkStats {
+                max_datagram_size: 1200,
+                ..LinkStats::default()
+            },
+        }
+    }
+
+    #[test]
+    fn budget_holds_and_the_own_entity_is_present() {
+        let cfg = SnapshotConfig::default();
+        let gov = TickGovernor::new(Default::default());
+        let enc = world(200);
+        let mut peer = PeerSnapshots::new(&cfg);
+        let bytes = peer
+            .build(&enc, &ctx(150), &cfg, &gov)
+            .expect("sent")
+            .to_vec();
+        assert!(bytes.len() <= 1200, "{} bytes", bytes.len());
+        let (_, snap, ext) = SnapshotDecoder::new().decode(&bytes).expect("valid");
+        let own = snap
+            .records
+            .iter()
+            .find(|r| r.idx == 150)
+            .expect("own entity present");
+        assert!(own.omega.is_some() && own.full.is_some());
+        assert!(snap.records.len() > 10 && snap.records.len() < 200);
+        assert!(ext.find(tag::SNAPSHOT_OWN_STATE).is_some());
+        assert_eq!(
+            ext.get(tag::SNAPSHOT_LAST_ACKED_SEQ_NUM),
+            Some(Ext::SnapshotLastAckedSeqNum(41))
+        );
+        assert_eq!(
+            ext.get(tag::SNAPSHOT_PEER_DELAY_TICKS),
+            Some(Ext::SnapshotPeerDelayTicks(6))
+        );
+    }
+
+    #[test]
+    fn fulls_converge_to_deltas_once_acked() {
+        let cfg = SnapshotConfig {
+            budget_bytes: 0,
+            ..SnapshotConfig::default()
+        };
+        let gov = TickGovernor::new(Default::default());
+        let mut peer = PeerSnapshots::new(&cfg);
+        let mut enc = world(5);
+        let count_full = |bytes: &[u8]| {
+            let (_, s, _) = SnapshotDecoder::new().decode(bytes).expect("valid");
+            s.records.iter().filter(|r| r.full.is_some()).count()
+        };
+        let first = peer
+            .build(&enc, &ctx(1), &cfg, &gov)
+            .expect("sent")
+            .to_vec();
+        assert_eq!(count_full(&first), 5);
+        enc.tick = 2;
+        let second = peer
+            .build(&enc, &ctx(1), &cfg, &gov)
+            .expect("sent")
+            .to_vec();
+        assert_eq!(count_full(&second), 5, "not acked yet: still full");
+        peer.baselines.on_ack(AckStamp { high: 2, mask: 0 });
+        enc.tick = 3;
+        let third = peer
+            .build(&enc, &ctx(1), &cfg, &gov)
+            .expect("sent")
+            .to_vec();
+        assert_eq!(count_full(&third), 0);
+        assert!(third.len() < first.len());
+    }
+
+    #[test]
+    fn despawns_ride_the_next_snapshots() {
+        let cfg = SnapshotConfig::default();
+        let gov = TickGovernor::new(Default::default());
+        let mut peer = PeerSnapshots::new(&cfg);
+        let mut enc = world(3);
+        peer.build(&enc, &ctx(1), &cfg, &gov).expect("sent");
+        peer.baselines.on_despawn(3);
+        enc.build(2, vec![entity(1, 300.0), entity(2, 600.0)], 6250.0);
+        let bytes = peer
+            .build(&enc, &ctx(1), &cfg, &gov)
+            .expect("sent")
+            .to_vec();
+        let (_, _, ext) = SnapshotDecoder::new().decode(&bytes).expect("valid");
+        assert_eq!(
+            ext.get(tag::SNAPSHOT_DESPAWN),
+            Some(Ext::SnapshotDespawn(vec![3]))
+        );
+    }
+
+    #[test]
+    fn a_congested_peer_gets_fewer_snapshots() {
+        let cfg = SnapshotConfig::default();
+        let gov = TickGovernor::new(Default::default());
+        let mut peer = PeerSnapshots::new(&cfg);
+        let mut enc = world(3);
+        let mut c = ctx(1);
+        c.link.loss = 0.2;
+        let mut sent = 0;
+        for t in 1..=600 {
+            enc.tick = t;
+            sent += usize::from(peer.build(&enc, &c, &cfg, &gov).is_some());
+        }
+        assert!(sent < 200, "{sent} snapshots in 10 s on a lossy link");
+        assert!(sent >= 60, "never below min_send_hz: {sent}");
+    }
+}
