@@ -12,6 +12,16 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+pub mod linksim;
+
+/// The largest reliable message either transport accepts (and, on QUIC, the largest stream
+/// frame a peer may announce; a bigger one is a protocol violation that closes the connection).
+pub const MAX_RELIABLE_MESSAGE: usize = 1 << 20;
+
+/// The default largest unreliable/voice message (fragmented into datagrams below the message
+/// layer; delivered whole or not at all).
+pub const DEFAULT_MAX_UNRELIABLE_MESSAGE: usize = 128 << 10;
+
 /// A transport-assigned peer id, unique for the life of the server transport (never reused).
 pub type PeerId = u32;
 
