@@ -232,7 +232,8 @@ impl Message {
         if !ext.is_empty() && !self.accepts_extensions() {
             return Err(EncodeError::Invalid {
                 msg: self.id().name(),
-                reason: "this message cannot carry an extension block (see accepts_extensions)".into(),
+                reason: "this message cannot carry an extension block (see accepts_extensions)"
+                    .into(),
             });
         }
         let mut out = Vec::new();

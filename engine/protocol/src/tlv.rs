@@ -25,6 +25,8 @@ pub mod tag {
     pub const CONNECT_ACK_AUTHORITY: u16 = 0x0201;
     pub const CONNECT_ACK_TYPES_UNCHANGED: u16 = 0x0202;
     pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
+    /// Our addition: the tick from which a `MsgWeatherState`'s values apply.
+    pub const WEATHER_EPOCH: u16 = 0x0401;
     pub const CONNECT_SEAT_CLAIM: u16 = 0x0500;
     pub const CONNECT_IDENTITY: u16 = 0x0501;
     pub const CONNECT_JOIN_PASSWORD: u16 = 0x0502;
@@ -46,6 +48,7 @@ pub mod tag {
             CONNECT_ACK_AUTHORITY => "ConnectAckAuthority",
             CONNECT_ACK_TYPES_UNCHANGED => "ConnectAckTypesUnchanged",
             WEATHER_WIND_PROFILE => "WeatherWindProfile",
+            WEATHER_EPOCH => "WeatherEpoch",
             CONNECT_SEAT_CLAIM => "ConnectSeatClaim",
             CONNECT_IDENTITY => "ConnectIdentity",
             CONNECT_JOIN_PASSWORD => "ConnectJoinPassword",
@@ -290,6 +293,10 @@ pub enum Ext {
     },
     ConnectAckTypesUnchanged,
     WeatherWindProfile(Vec<WindKnot>),
+    /// The first tick the weather message's wind, profile and turbulence apply to (u64). The
+    /// server announces each weather window ahead of time, so client prediction integrates
+    /// every tick with exactly the server's wind.
+    WeatherEpoch(u64),
     ConnectSeatClaim {
         entity_idx: u32,
         entity_gen: u32,
@@ -394,6 +401,7 @@ impl Ext {
             Ext::ConnectAckAuthority { .. } => tag::CONNECT_ACK_AUTHORITY,
             Ext::ConnectAckTypesUnchanged => tag::CONNECT_ACK_TYPES_UNCHANGED,
             Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
+            Ext::WeatherEpoch(_) => tag::WEATHER_EPOCH,
             Ext::ConnectSeatClaim { .. } => tag::CONNECT_SEAT_CLAIM,
             Ext::ConnectIdentity(_) => tag::CONNECT_IDENTITY,
             Ext::ConnectJoinPassword(_) => tag::CONNECT_JOIN_PASSWORD,
@@ -552,6 +560,10 @@ impl Ext {
                 }
                 exact(c, Ext::WeatherWindProfile(out))
             }
+            tag::WEATHER_EPOCH => {
+                let v = c.u64()?;
+                exact(c, Ext::WeatherEpoch(v))
+            }
             tag::CONNECT_SEAT_CLAIM => {
                 let entity_idx = c.u32()?;
                 let entity_gen = c.u32()?;
@@ -674,6 +686,7 @@ impl Ext {
                     out.extend_from_slice(&k.wind_z.to_le_bytes());
                 }
             }
+            Ext::WeatherEpoch(v) => out.extend_from_slice(&v.to_le_bytes()),
             Ext::ConnectSeatClaim {
                 entity_idx,
                 entity_gen,
@@ -768,6 +781,7 @@ mod tests {
                 faction_index: 2,
             },
             Ext::ConnectAckTypesUnchanged,
+            Ext::WeatherEpoch(1234),
             Ext::WeatherWindProfile(vec![WindKnot {
                 alt_m: 1000.0,
                 wind_x: 5.0,

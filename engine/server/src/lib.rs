@@ -6,3 +6,4 @@ pub mod jitter;
 pub mod pool;
 pub mod snapshot;
 pub mod spatial;
+pub mod weather;

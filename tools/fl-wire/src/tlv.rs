@@ -39,6 +39,7 @@ fn value_of(ext: &Ext) -> Value {
             json!(v)
         }
         Ext::SnapshotLastAckedSeqNum(v) => json!(v),
+        Ext::WeatherEpoch(v) => json!(v),
         Ext::SnapshotDespawn(ids) => json!(ids),
         Ext::SnapshotEffects(records) => Value::Array(
             records
@@ -194,6 +195,7 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
         tag::SNAPSHOT_PEER_LATENCY => Ext::SnapshotPeerLatency(num(v, name)?),
         tag::SNAPSHOT_PEER_DELAY_TICKS => Ext::SnapshotPeerDelayTicks(num(v, name)?),
         tag::SNAPSHOT_LAST_ACKED_SEQ_NUM => Ext::SnapshotLastAckedSeqNum(num(v, name)?),
+        tag::WEATHER_EPOCH => Ext::WeatherEpoch(num(v, name)?),
         tag::SNAPSHOT_DESPAWN => Ext::SnapshotDespawn(
             array(v, name)?
                 .iter()

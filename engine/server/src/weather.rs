@@ -1,0 +1,329 @@
+//! Weather and time of day as a pure function of the tick: an autonomous cycle of presets, each
+//! with its wind, gusts, turbulence amplitude, fog and altitude wind profile, quantized into
+//! 10-tick windows. Each window's values are what the wire carries (f32), and they are exactly
+//! what the world integrates with — so the `MsgWeatherState` the server announces one second
+//! ahead (with a `WeatherEpoch` TLV) lets client prediction reproduce every tick's wind.
+//!
+//! Also the one conversion from a weather message to an `fl_flight::env::WindField`, shared by
+//! the server and client prediction.
+
+use fl_flight::env::WindField;
+use fl_flight::math::Vec3;
+use fl_protocol::enums::WeatherPreset;
+use fl_protocol::msg::world::WeatherState;
+use fl_protocol::tlv::{Ext, Extensions, WindKnot};
+
+/// Ticks per weather window (the spec's broadcast cadence).
+pub const WINDOW_TICKS: u64 = 10;
+/// How far ahead of its first tick a window is announced.
+pub const LEAD_TICKS: u64 = 60;
+const TICKS_PER_HOUR: f64 = 60.0 * 3600.0;
+
+/// One preset's weather.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PresetWeather {
+    pub preset: WeatherPreset,
+    /// Direction the wind blows FROM, degrees clockwise from north.
+    pub wind_from_deg: f64,
+    pub wind_mps: f64,
+    /// Gust amplitude (m/s) around the mean.
+    pub gust_mps: f64,
+    pub turbulence_mps: f64,
+    pub fog_density: f32,
+    pub fog_start_m: f32,
+    /// (altitude m, speed factor, veer deg): the wind aloft as a multiple of the surface wind,
+    /// turned clockwise by `veer`. Empty = the same wind at every altitude.
+    pub profile: Vec<(f64, f64, f64)>,
+}
+
+impl PresetWeather {
+    /// Sensible defaults for a preset.
+    pub fn typical(preset: WeatherPreset) -> Self {
+        let (wind, gust, turb, fog, fog_start) = match preset {
+            WeatherPreset::Clear => (3.0, 1.0, 0.2, 0.0, 0.0),
+            WeatherPreset::PartlyCloudy => (6.0, 2.0, 0.6, 0.00002, 20_000.0),
+            WeatherPreset::Overcast => (8.0, 3.0, 1.0, 0.00005, 10_000.0),
+            WeatherPreset::Rain => (10.0, 4.0, 1.5, 0.0001, 5_000.0),
+            WeatherPreset::Storm => (18.0, 8.0, 3.0, 0.0002, 2_000.0),
+            WeatherPreset::Snow => (7.0, 3.0, 1.2, 0.00015, 3_000.0),
+            WeatherPreset::Blizzard => (16.0, 7.0, 2.5, 0.0004, 800.0),
+        };
+        Self {
+            preset,
+            wind_from_deg: 270.0,
+            wind_mps: wind,
+            gust_mps: gust,
+            turbulence_mps: turb,
+            fog_density: fog,
+            fog_start_m: fog_start,
+            profile: vec![(0.0, 1.0, 0.0), (3_000.0, 1.8, 20.0), (10_000.0, 3.0, 35.0)],
+        }
+    }
+}
+
+/// `[weather]` settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeatherConfig {
+    /// The presets cycled through, in order.
+    pub cycle: Vec<PresetWeather>,
+    /// Ticks each preset lasts (the last tick of the cycle wraps to the first).
+    pub preset_ticks: u64,
+    /// Time of day at tick 0, hours.
+    pub start_hour: f64,
+    /// Game hours per real hour.
+    pub time_scale: f64,
+    /// UTC Julian Day at tick 0.
+    pub start_julian_day: f64,
+}
+
+impl Default for WeatherConfig {
+    fn default() -> Self {
+        Self {
+            cycle: [
+                WeatherPreset::Clear,
+                WeatherPreset::PartlyCloudy,
+                WeatherPreset::Overcast,
+                WeatherPreset::PartlyCloudy,
+            ]
+            .into_iter()
+            .map(PresetWeather::typical)
+            .collect(),
+            preset_ticks: 20 * 60 * 60,
+            start_hour: 10.0,
+            time_scale: 1.0,
+            // 2026-06-21 12:00 UTC.
+            start_julian_day: 2_461_213.0,
+        }
+    }
+}
+
+/// The values of one window, as carried on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conditions {
+    /// First tick of the window.
+    pub epoch: u64,
+    pub preset: WeatherPreset,
+    pub time_of_day_tenths: u16,
+    pub fog_density: f32,
+    pub fog_start_m: f32,
+    pub wind_x: f32,
+    pub wind_z: f32,
+    pub turbulence: f32,
+    pub julian_day: f64,
+    pub profile: Vec<WindKnot>,
+}
+
+/// The weather model.
+#[derive(Debug, Clone)]
+pub struct Weather {
+    cfg: WeatherConfig,
+}
+
+/// Smooth deterministic noise in about [-1, 1] (sum of incommensurate sines, libm for the same
+/// bits everywhere).
+fn gust_noise(t_s: f64) -> f64 {
+    0.5 * libm::sin(t_s * 0.37)
+        + 0.3 * libm::sin(t_s * 1.13 + 1.7)
+        + 0.2 * libm::sin(t_s * 2.71 + 4.2)
+}
+
+/// World wind vector (blowing toward) for a wind blowing FROM `from_deg` at `speed`. The world
+/// frame is X east, Y up, Z south (right-handed), so north is −Z.
+pub fn wind_vector(from_deg: f64, speed: f64) -> (f64, f64) {
+    let toward = (from_deg + 180.0).to_radians();
+    (speed * libm::sin(toward), -speed * libm::cos(toward))
+}
+
+impl Weather {
+    pub fn new(cfg: WeatherConfig) -> Self {
+        let mut cfg = cfg;
+        if cfg.cycle.is_empty() {
+            cfg.cycle.push(PresetWeather::typical(WeatherPreset::Clear));
+        }
+        cfg.preset_ticks = cfg.preset_ticks.max(WINDOW_TICKS);
+        Self { cfg }
+    }
+
+    /// The first tick of the window holding `tick`.
+    pub fn window_start(tick: u64) -> u64 {
+        tick / WINDOW_TICKS * WINDOW_TICKS
+    }
+
+    /// The values of the window starting at `epoch` (a multiple of [`WINDOW_TICKS`]).
+    pub fn conditions(&self, epoch: u64) -> Conditions {
+        let n = self.cfg.cycle.len() as u64;
+        let p = &self.cfg.cycle[((epoch / self.cfg.preset_ticks) % n) as usize];
+        let hours = self.cfg.start_hour + epoch as f64 / TICKS_PER_HOUR * self.cfg.time_scale;
+        let tod = hours.rem_euclid(24.0);
+        let gust = p.gust_mps * gust_noise(epoch as f64 / 60.0);
+        let speed = (p.wind_mps + gust).max(0.0);
+        let (wx, wz) = wind_vector(p.wind_from_deg, speed);
+        let profile = p
+            .profile
+            .iter()
+            .map(|&(alt, factor, veer)| {
+                let (x, z) = wind_vector(p.wind_from_deg + veer, speed * factor);
+                WindKnot {
+                    alt_m: alt as f32,
+                    wind_x: x as f32,
+                    wind_z: z as f32,
+                }
+            })
+            .collect();
+        Conditions {
+            epoch,
+            preset: p.preset,
+            time_of_day_tenths: ((tod * 10.0).floor() as u16).min(239),
+            fog_density: p.fog_density,
+            fog_start_m: p.fog_start_m,
+            wind_x: wx as f32,
+            wind_z: wz as f32,
+            turbulence: p.turbulence_mps as f32,
+            julian_day: self.cfg.start_julian_day
+                + epoch as f64 / (TICKS_PER_HOUR * 24.0) * self.cfg.time_scale,
+            profile,
+        }
+    }
+
+    /// The wind the world integrates with on `tick`.
+    pub fn wind_field(&self, tick: u64) -> WindField {
+        let c = self.conditions(Self::window_start(tick));
+        wind_field(c.wind_x, c.wind_z, c.turbulence, &c.profile)
+    }
+
+    /// The message (and its TLVs) to broadcast on `tick` when it is a broadcast tick: the window
+    /// starting [`LEAD_TICKS`] later.
+    pub fn broadcast(&self, tick: u64) -> Option<(WeatherState, Extensions)> {
+        if tick % WINDOW_TICKS != 0 {
+            return None;
+        }
+        let c = self.conditions(tick + LEAD_TICKS);
+        let msg = WeatherState {
+            preset: c.preset,
+            time_of_day_tenths: c.time_of_day_tenths,
+            fog_density: c.fog_density,
+            fog_start_dist: c.fog_start_m,
+            wind_x: c.wind_x,
+            wind_z: c.wind_z,
+            turbulence_amp: c.turbulence,
+            utc_julian_day: c.julian_day,
+        };
+        let mut ext = Extensions::new();
+        if !c.profile.is_empty() {
+            let _ = ext.push(&Ext::WeatherWindProfile(c.profile));
+        }
+        let _ = ext.push(&Ext::WeatherEpoch(c.epoch));
+        Some((msg, ext))
+    }
+}
+
+/// The wind field a weather message describes: the altitude profile when there is one (its
+/// knots are absolute winds), else the datum wind everywhere; plus the turbulence amplitude.
+pub fn wind_field(wind_x: f32, wind_z: f32, turbulence: f32, profile: &[WindKnot]) -> WindField {
+    let finite = |v: f32| if v.is_finite() { f64::from(v) } else { 0.0 };
+    let mut knots: Vec<(f64, Vec3)> = profile
+        .iter()
+        .filter(|k| k.alt_m.is_finite())
+        .map(|k| {
+            (
+                f64::from(k.alt_m),
+                Vec3::new(finite(k.wind_x), 0.0, finite(k.wind_z)),
+            )
+        })
+        .collect();
+    knots.sort_by(|a, b| a.0.total_cmp(&b.0));
+    WindField {
+        steady: if knots.is_empty() {
+            Vec3::new(finite(wind_x), 0.0, finite(wind_z))
+        } else {
+            Vec3::ZERO
+        },
+        profile: knots,
+        turbulence_m_s: finite(turbulence).max(0.0),
+    }
+}
+
+/// A message's wind field (for client prediction).
+pub fn wind_field_from_message(msg: &WeatherState, ext: &Extensions) -> WindField {
+    let profile = match ext.get(fl_protocol::tlv::tag::WEATHER_WIND_PROFILE) {
+        Some(Ext::WeatherWindProfile(k)) => k,
+        _ => Vec::new(),
+    };
+    wind_field(msg.wind_x, msg.wind_z, msg.turbulence_amp, &profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fl_protocol::tlv::tag;
+
+    #[test]
+    fn a_westerly_blows_toward_positive_x() {
+        let (x, z) = wind_vector(270.0, 10.0);
+        assert!((x - 10.0).abs() < 1e-9 && z.abs() < 1e-9);
+        let (x, z) = wind_vector(0.0, 10.0); // from the north, toward the south (+Z)
+        assert!(x.abs() < 1e-9 && (z - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_broadcast_describes_exactly_the_wind_the_world_uses() {
+        let w = Weather::new(WeatherConfig::default());
+        for b in (0..2000).step_by(10) {
+            let (msg, ext) = w.broadcast(b).expect("a broadcast tick");
+            let Some(Ext::WeatherEpoch(epoch)) = ext.get(tag::WEATHER_EPOCH) else {
+                panic!("epoch TLV missing");
+            };
+            assert_eq!(epoch, b + LEAD_TICKS);
+            for t in epoch..epoch + WINDOW_TICKS {
+                assert_eq!(wind_field_from_message(&msg, &ext), w.wind_field(t));
+            }
+        }
+        assert!(w.broadcast(5).is_none());
+    }
+
+    #[test]
+    fn presets_cycle_and_time_advances() {
+        let w = Weather::new(WeatherConfig {
+            preset_ticks: 100,
+            ..WeatherConfig::default()
+        });
+        assert_eq!(w.conditions(0).preset, WeatherPreset::Clear);
+        assert_eq!(w.conditions(100).preset, WeatherPreset::PartlyCloudy);
+        assert_eq!(w.conditions(400).preset, WeatherPreset::Clear, "wraps");
+        assert_eq!(w.conditions(0).time_of_day_tenths, 100);
+        let hour = 60 * 3600;
+        assert_eq!(w.conditions(hour).time_of_day_tenths, 110);
+        assert_eq!(
+            w.conditions(15 * hour).time_of_day_tenths,
+            10,
+            "wraps at midnight"
+        );
+    }
+
+    #[test]
+    fn gusts_vary_between_windows_but_not_within() {
+        let w = Weather::new(WeatherConfig::default());
+        assert_eq!(w.wind_field(20), w.wind_field(29));
+        let distinct: std::collections::BTreeSet<u32> = (0..100)
+            .map(|i| w.conditions(i * 10).wind_x.to_bits())
+            .collect();
+        assert!(distinct.len() > 10);
+    }
+
+    #[test]
+    fn hostile_messages_give_a_sane_field() {
+        let f = wind_field(
+            f32::NAN,
+            1.0,
+            -5.0,
+            &[WindKnot {
+                alt_m: f32::NAN,
+                wind_x: 1.0,
+                wind_z: 1.0,
+            }],
+        );
+        assert_eq!(f.steady, Vec3::new(0.0, 0.0, 1.0));
+        assert!(f.profile.is_empty());
+        assert_eq!(f.turbulence_m_s, 0.0);
+    }
+}
