@@ -1,1 +1,32 @@
-//! `fl-content`: the content system (work in progress).
+//! `fl-content`: the content system the server spawns from and the client resolves against.
+//!
+//! Owns: pack discovery (`mods/*/manifest.toml` and explicit pack directories), manifest
+//! validation, the content stack (priority order, dependencies, overrides), entity, weapon and
+//! sensor definitions, flight-model resolution through `fl-flight`, path-safe and size-bounded
+//! asset reads, the builtin types, and the deterministic entity-type registry with the data each
+//! `MsgEntityTypeDef` carries. Must not: depend on the wire crate (records are plain data), run
+//! Lua or parse missions (later issues), or let hash-map order reach any output.
+//!
+//! The server's entry points: [`Content::load`] (or [`Content::builtin`]), then
+//! [`Content::types`] / [`Content::type_records`] for the registry, [`EntityType::flight_model`] to
+//! spawn, and [`Content::read_asset`] for bytes. See `docs/content.md`.
+
+pub mod assets;
+pub mod builtin;
+mod content;
+pub mod defs;
+pub mod entity;
+pub mod error;
+pub mod manifest;
+pub mod names;
+mod toml_read;
+
+pub use assets::{AssetKind, AssetLimits, PackRoot};
+pub use content::{
+    Content, EntityType, ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS,
+    Override, PackInfo, Payload, ResolvedAsset, TypeRecord, TypeSource,
+};
+pub use defs::{SensorRef, WeaponDef, WeaponType};
+pub use entity::{Category, EntityDef, Hardpoint, ProjectileKind};
+pub use error::{AssetError, ContentError, ContentWarning};
+pub use manifest::{Manifest, TrustLevel};
