@@ -123,11 +123,11 @@ impl InputGate {
             return Err(Rejected::Flood);
         }
         self.tokens -= 1.0;
-        if let Some(last) = self.last_seq {
-            if !seq32_newer(input.seq_num, last) {
-                self.rejected_stale += 1;
-                return Err(Rejected::Stale);
-            }
+        if let Some(last) = self.last_seq
+            && !seq32_newer(input.seq_num, last)
+        {
+            self.rejected_stale += 1;
+            return Err(Rejected::Stale);
         }
         self.last_seq = Some(input.seq_num);
         let wire = sanitize(input, now);

@@ -1,9 +1,11 @@
 //! fl-server — the authoritative fighters-legacy world as a library (the `fl-server` binary and
 //! the client's embedded single-player server are thin shells over it).
 
+pub mod admission;
 pub mod input;
 pub mod jitter;
 pub mod pool;
 pub mod snapshot;
 pub mod spatial;
 pub mod weather;
+pub mod world;

@@ -85,7 +85,7 @@ impl SpatialIndex {
     /// (cleared first).
     pub fn query(&self, center: [f64; 3], radius_m: f64, out: &mut Vec<u32>) {
         out.clear();
-        if !(radius_m >= 0.0) || !center.iter().all(|c| c.is_finite()) {
+        if radius_m.is_nan() || radius_m < 0.0 || !center.iter().all(|c| c.is_finite()) {
             return;
         }
         let r2 = radius_m * radius_m;

@@ -194,7 +194,7 @@ impl Weather {
     /// The message (and its TLVs) to broadcast on `tick` when it is a broadcast tick: the window
     /// starting [`LEAD_TICKS`] later.
     pub fn broadcast(&self, tick: u64) -> Option<(WeatherState, Extensions)> {
-        if tick % WINDOW_TICKS != 0 {
+        if !tick.is_multiple_of(WINDOW_TICKS) {
             return None;
         }
         let c = self.conditions(tick + LEAD_TICKS);
