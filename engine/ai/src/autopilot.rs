@@ -16,7 +16,8 @@
 use crate::guidance::{
     AltitudeGains, PitchGains, RollGains, bank_to_turn_aileron, coordinated_rudder,
     elevator_from_load_error, flight_path_angle, heading_error, horizontal,
-    lateral_accel_for_heading, pitch_error_from_altitude, throttle_for_speed, wrap_pi,
+    lateral_accel_for_heading, pitch_error_from_altitude, steady_pitch_rate, throttle_for_speed,
+    wrap_pi,
 };
 use crate::view::EntityView;
 use fl_flight::atmosphere::G0;
@@ -52,11 +53,20 @@ pub struct AutopilotConfig {
     pub pitch: PitchGains,
     /// Height above the floor below which the ground guard takes over, m.
     pub floor_guard_m: f64,
-    /// The guard also takes over when the floor is less than this many seconds away at the
-    /// current sink rate, s.
-    pub floor_look_ahead_s: f64,
-    /// Load factor the ground guard pulls, g (capped by the airframe).
+    /// Reaction allowance: the guard adds this many seconds of the current sink rate to the
+    /// height a pull-out needs, s.
+    pub floor_reaction_s: f64,
+    /// Load factor the ground guard pulls, g (capped at 90 % of the airframe's limit).
     pub recovery_g: f64,
+    /// How far ahead the pitch loop predicts alpha and load from the alpha rate, s.
+    pub pitch_lead_s: f64,
+    /// Extra push-back per g (or per 20 g/rad of alpha) beyond the load cap or alpha limit, in
+    /// units of the pitch sensitivity.
+    pub limiter_gain: f64,
+    /// Fastest increase of the commanded load factor, g/s.
+    pub g_onset_rate: f64,
+    /// Fastest decrease of the commanded load factor, g/s.
+    pub g_offset_rate: f64,
     /// Speed-hold proportional gain, throttle per m/s.
     pub speed_kp: f64,
     /// Speed-hold integral gain, throttle per m/s per s.
@@ -69,8 +79,12 @@ impl Default for AutopilotConfig {
             roll: RollGains::default(),
             pitch: PitchGains::default(),
             floor_guard_m: 200.0,
-            floor_look_ahead_s: 8.0,
-            recovery_g: 4.0,
+            floor_reaction_s: 2.0,
+            recovery_g: 5.0,
+            pitch_lead_s: 0.3,
+            limiter_gain: 2.0,
+            g_onset_rate: 6.0,
+            g_offset_rate: 10.0,
             speed_kp: 0.03,
             speed_ki: 0.01,
         }
@@ -88,6 +102,7 @@ pub struct Autopilot {
     initialised: bool,
     last_roll_error: f64,
     guarding: bool,
+    last_n_cmd: f64,
 }
 
 impl Default for Autopilot {
@@ -101,6 +116,27 @@ impl Default for Autopilot {
 fn unit_or(v: Vec3, fallback: Vec3) -> Vec3 {
     let l = v.length();
     if l > 1e-9 { v * (1.0 / l) } else { fallback }
+}
+
+/// Steady load factor per unit pitch command at the entity's dynamic pressure, g (at least 0.5).
+#[inline]
+fn g_per_pitch(me: &EntityView) -> f64 {
+    (me.limits.g_per_pitch_per_pa * me.dynamic_pressure_pa).max(0.5)
+}
+
+/// Lift direction (unit, world) and load factor (g) that produce the kinematic acceleration
+/// `accel` perpendicular to the track, gravity compensated.
+pub fn lift_for_accel(me: &EntityView, accel: Vec3) -> (Vec3, f64) {
+    let v_hat = track(me);
+    let f = accel + me.up * G0;
+    let f_perp = f - v_hat * f.dot(v_hat);
+    let n_req = f_perp.length() / G0;
+    let dir = if n_req > 0.05 {
+        f_perp * (1.0 / (n_req * G0))
+    } else {
+        me.body_up()
+    };
+    (dir, n_req)
 }
 
 /// The entity's direction of travel: its velocity, or its nose when nearly stationary.
@@ -123,6 +159,7 @@ impl Autopilot {
             initialised: false,
             last_roll_error: 0.0,
             guarding: false,
+            last_n_cmd: 1.0,
         }
     }
 
@@ -142,61 +179,127 @@ impl Autopilot {
         self.guarding
     }
 
+    fn initialise(&mut self, me: &EntityView) {
+        if !self.initialised {
+            // Bumpless take-over: the zero-g offset that makes this tick's feed-forward equal
+            // the elevator the aircraft is flying with.
+            self.pitch_integral = (me.pitch_trim
+                - self.config.pitch.kff * me.load_factor / g_per_pitch(me))
+            .clamp(-2.0, 2.0);
+            self.throttle_integral = me.spool.clamp(0.0, 1.0);
+            self.last_n_cmd = if me.load_factor.is_finite() {
+                me.load_factor
+            } else {
+                1.0
+            };
+            self.initialised = true;
+        }
+    }
+
+    /// The ground guard: `Some(recovery)` while the floor is closer than the height a wings-level
+    /// pull at the recovery load needs (plus a reaction allowance and the guard height). Once
+    /// triggered it holds until the aircraft climbs above the guard height.
+    fn guard(&mut self, me: &EntityView, power: Power) -> Option<(Vec3, f64, Power)> {
+        let cfg = self.config;
+        let up = me.up;
+        let vs = me.velocity.dot(up);
+        let agl = me.height_agl_m;
+        let n_rec = cfg.recovery_g.min(0.9 * me.limits.max_g).max(1.5);
+        let gamma = flight_path_angle(me.velocity, up);
+        let v = me.speed();
+        let pull_loss = if gamma < 0.0 {
+            v * v / (G0 * (n_rec - 1.0)) * (1.0 - libm::cos(gamma))
+        } else {
+            0.0
+        };
+        let react = (-vs).max(0.0) * cfg.floor_reaction_s;
+        let trigger = agl < cfg.floor_guard_m + pull_loss + react;
+        let hold = self.guarding && !(vs > 0.0 && agl > cfg.floor_guard_m);
+        self.guarding = trigger || hold;
+        if !self.guarding {
+            return None;
+        }
+        let afterburner = matches!(
+            power,
+            Power::Throttle {
+                afterburner: true,
+                ..
+            } | Power::Speed {
+                afterburner: true,
+                ..
+            }
+        );
+        Some((
+            up * ((n_rec - 1.0) * G0),
+            n_rec,
+            Power::Throttle {
+                throttle: 1.0,
+                afterburner,
+            },
+        ))
+    }
+
     /// One tick of the inner loops: fly the kinematic acceleration `accel` (world, m/s², without
     /// gravity; its component along the velocity is ignored) with the load factor capped at
     /// `max_g` (further capped at 90 % of the airframe's structural limit), driving the engine by
-    /// `power`.
+    /// `power`. The ground guard overrides the demand when the floor is near.
     pub fn fly(&mut self, me: &EntityView, accel: Vec3, max_g: f64, power: Power) -> Controls {
+        self.initialise(me);
+        let (accel, max_g, power) = match self.guard(me, power) {
+            Some(g) => g,
+            None => (
+                if accel.is_finite() { accel } else { Vec3::ZERO },
+                max_g,
+                power,
+            ),
+        };
+        let (lift_dir, n_req) = lift_for_accel(me, accel);
+        self.inner(me, lift_dir, n_req, max_g, power)
+    }
+
+    /// One tick of the inner loops with an explicit lift direction (world, need not be unit) and
+    /// load factor `n_cmd`, g (capped at 90 % of the structural limit). The ground guard still
+    /// overrides.
+    pub fn fly_lift(
+        &mut self,
+        me: &EntityView,
+        lift_dir: Vec3,
+        n_cmd: f64,
+        power: Power,
+    ) -> Controls {
+        self.initialise(me);
+        if let Some((accel, max_g, power)) = self.guard(me, power) {
+            let (dir, n) = lift_for_accel(me, accel);
+            return self.inner(me, dir, n, max_g, power);
+        }
+        let dir = unit_or(
+            if lift_dir.is_finite() {
+                lift_dir
+            } else {
+                Vec3::ZERO
+            },
+            me.body_up(),
+        );
+        let n = if n_cmd.is_finite() { n_cmd } else { 1.0 };
+        self.inner(me, dir, n, n, power)
+    }
+
+    fn inner(
+        &mut self,
+        me: &EntityView,
+        lift_dir: Vec3,
+        n_req: f64,
+        max_g: f64,
+        power: Power,
+    ) -> Controls {
         let cfg = self.config;
         let lim = me.limits;
-        if !self.initialised {
-            self.pitch_integral = me.pitch_trim.clamp(-1.0, 1.0);
-            self.throttle_integral = me.spool.clamp(0.0, 1.0);
-            self.initialised = true;
-        }
-        let up = me.up;
-        let v_hat = track(me);
-        let struct_max = 0.9 * lim.max_g;
-        let mut n_cap = max_g.min(struct_max).max(1.0);
+        let n_cap = max_g.min(0.9 * lim.max_g).max(1.0);
 
-        // ── Ground guard ───────────────────────────────────────────────────────────────────
-        let vs = me.velocity.dot(up);
-        let agl = me.height_agl_m;
-        let mut demand = if accel.is_finite() { accel } else { Vec3::ZERO };
-        let mut power = power;
-        self.guarding = agl < cfg.floor_guard_m
-            || (vs < 0.0 && agl + vs * cfg.floor_look_ahead_s < cfg.floor_guard_m);
-        if self.guarding {
-            // Wings level and pull: demand a climb acceleration straight up.
-            demand = up * ((cfg.recovery_g - 1.0).max(1.0) * G0);
-            n_cap = cfg.recovery_g.min(struct_max).max(1.0);
-            power = Power::Throttle {
-                throttle: 1.0,
-                afterburner: matches!(
-                    power,
-                    Power::Throttle {
-                        afterburner: true,
-                        ..
-                    } | Power::Speed {
-                        afterburner: true,
-                        ..
-                    }
-                ),
-            };
-        }
-
-        // ── Lift direction and load factor ─────────────────────────────────────────────────
-        let f = demand + up * G0;
-        let f_perp = f - v_hat * f.dot(v_hat);
-        let n_req = f_perp.length() / G0;
+        // ── Roll error between the canopy and the lift direction ───────────────────────────
         let fwd = me.forward();
         let body_up = me.body_up();
         let right = me.right();
-        let lift_dir = if n_req > 0.05 {
-            f_perp * (1.0 / (n_req * G0))
-        } else {
-            body_up
-        };
         let lp = lift_dir - fwd * lift_dir.dot(fwd);
         let mut roll_err = atan2(lp.dot(right), lp.dot(body_up));
         let mut n_cmd = n_req;
@@ -206,8 +309,8 @@ impl Autopilot {
             n_cmd = -n_req;
         }
         // Barely loaded: the direction hardly matters, so do not roll hard for it.
-        if n_req < 0.3 {
-            roll_err *= n_req / 0.3;
+        if n_req.abs() < 0.3 {
+            roll_err *= n_req.abs() / 0.3;
         }
         self.last_roll_error = roll_err;
         let c = libm::cos(roll_err).max(0.0);
@@ -216,19 +319,52 @@ impl Autopilot {
         }
         let n_floor = (0.5 * lim.min_g).max(-1.0);
         n_cmd = n_cmd.clamp(n_floor, n_cap);
+        // Onset limit: slow airframes overshoot a load step badly (the MiG-21 by 2.8 g).
+        n_cmd = n_cmd.clamp(
+            self.last_n_cmd - cfg.g_offset_rate * DT,
+            self.last_n_cmd + cfg.g_onset_rate * DT,
+        );
+        self.last_n_cmd = n_cmd;
 
         // ── Pitch: load factor with the alpha limiter ──────────────────────────────────────
-        let mut err = n_cmd - me.load_factor;
-        let alpha_gain = 20.0; // g of allowed error per radian of alpha margin
-        err = err.min(alpha_gain * (lim.alpha_max_rad - me.alpha_rad));
-        err = err.max(alpha_gain * (-0.6 * lim.alpha_max_rad - me.alpha_rad));
-        let g_per_pitch = (lim.g_per_pitch_per_pa * me.dynamic_pressure_pa).max(0.5);
-        let q = me.body_rates.y;
-        let pitch = elevator_from_load_error(err, q, self.pitch_integral, g_per_pitch, &cfg.pitch);
+        // Alpha rate is the body pitch rate less the flight path's rotation; alpha and load are
+        // predicted `lead_s` ahead with it, so a slow, lightly damped airframe is checked before
+        // it overshoots rather than after.
+        let speed = me.speed().max(1.0);
+        let n_meas = me.load_factor;
+        let up_along_lift = body_up.dot(me.up);
+        let alpha_rate = me.body_rates.y - steady_pitch_rate(n_meas, up_along_lift, speed);
+        let lead = cfg.pitch_lead_s;
+        let alpha_pred = me.alpha_rad + alpha_rate * lead;
+        let n_pred = n_meas + n_meas / me.alpha_rad.abs().max(0.02) * alpha_rate * lead;
+        // Near the alpha limit the demand itself is cut back, feed-forward included.
+        let alpha_gain = 20.0; // g of allowed demand per radian of alpha margin
+        n_cmd = n_cmd.min(n_meas + alpha_gain * (lim.alpha_max_rad - alpha_pred));
+        n_cmd = n_cmd.max(n_meas + alpha_gain * (-0.6 * lim.alpha_max_rad - alpha_pred));
+        let err = n_cmd - n_meas;
+        let err_lead = n_cmd - n_pred;
+        let gpp = g_per_pitch(me);
+        let q_ref = steady_pitch_rate(n_cmd, up_along_lift, speed);
+        let q_err = me.body_rates.y - q_ref;
+        // Limiter: beyond the load cap or the alpha limit (predicted), push back hard on top of
+        // the loop, the way a g-limiter does; the loop alone reacts too slowly when its
+        // sensitivity estimate is low and the dynamic pressure is falling in a hard turn.
+        let over = (n_pred - n_cap).max(0.0)
+            + alpha_gain * (alpha_pred - lim.alpha_max_rad).max(0.0)
+            - alpha_gain * (-0.6 * lim.alpha_max_rad - alpha_pred).max(0.0);
+        let pitch = (elevator_from_load_error(
+            n_cmd,
+            err_lead,
+            q_err,
+            self.pitch_integral,
+            gpp,
+            &cfg.pitch,
+        ) - cfg.limiter_gain * over / gpp)
+            .clamp(-1.0, 1.0);
         let saturated = (pitch >= 1.0 && err > 0.0) || (pitch <= -1.0 && err < 0.0);
         if !saturated {
             self.pitch_integral =
-                (self.pitch_integral + cfg.pitch.ki * err * DT / g_per_pitch).clamp(-1.0, 1.0);
+                (self.pitch_integral + cfg.pitch.ki * err * DT / gpp).clamp(-2.0, 2.0);
         }
 
         // ── Roll and yaw ───────────────────────────────────────────────────────────────────
@@ -348,7 +484,32 @@ pub fn pursue_accel(me: &EntityView, aim: Vec3, k: f64) -> Vec3 {
         let bu = me.body_up();
         unit_or(bu - v_hat * bu.dot(v_hat), me.up)
     };
-    dir * (me.speed().max(1.0) * k * theta)
+    let speed = me.speed().max(1.0);
+    let a = dir * (speed * k * theta);
+    limit_flight_path(me, a, 40f64.to_radians(), 60f64.to_radians())
+}
+
+/// Keeps a demand from steepening the flight path beyond `max_dive_rad` down or `max_climb_rad`
+/// up: past a limit the vertical part of `accel` that would steepen further is replaced by one
+/// that brings the path back (time constant 2 s).
+pub fn limit_flight_path(
+    me: &EntityView,
+    accel: Vec3,
+    max_dive_rad: f64,
+    max_climb_rad: f64,
+) -> Vec3 {
+    let up = me.up;
+    let gamma = flight_path_angle(me.velocity, up);
+    let a_up = accel.dot(up);
+    let speed = me.speed().max(1.0);
+    let horizontal_part = accel - up * a_up;
+    if gamma < -max_dive_rad && a_up < 0.0 {
+        horizontal_part + up * (speed * (-max_dive_rad - gamma) / 2.0)
+    } else if gamma > max_climb_rad && a_up > 0.0 {
+        horizontal_part + up * (speed * (max_climb_rad - gamma) / 2.0)
+    } else {
+        accel
+    }
 }
 
 /// Straight and level on the course and altitude captured when the hold began: what a

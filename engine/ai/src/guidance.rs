@@ -180,37 +180,51 @@ pub fn coordinated_rudder(aileron: f64, beta_rad: f64) -> f64 {
 /// Gains of the load-factor loop, normalised by the airframe's pitch sensitivity.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PitchGains {
-    /// Proportional share of the load error corrected directly (dimensionless).
+    /// Share of the load demand fed forward through the estimated sensitivity (below 1, so an
+    /// underestimated sensitivity undershoots instead of overshooting; feedback does the rest).
+    pub kff: f64,
+    /// Proportional gain on the load error, in units of the feed-forward (dimensionless).
     pub kp: f64,
-    /// Integral rate, 1/s (in units of the load error per unit sensitivity).
+    /// Integral rate on the load error, 1/s (same units).
     pub ki: f64,
-    /// Pitch-rate damping, g per rad/s of pitch rate, in units of the sensitivity.
+    /// Pitch-rate damping, g per rad/s of pitch-rate error (same units).
     pub kq: f64,
 }
 
 impl Default for PitchGains {
     fn default() -> Self {
         Self {
-            kp: 0.25,
-            ki: 2.0,
-            kq: 0.6,
+            kff: 0.8,
+            kp: 0.5,
+            ki: 1.5,
+            kq: 3.0,
         }
     }
 }
 
-/// Elevator (pitch) command from a load-factor error (g, + = more g needed): the integral term
-/// `integral` (the trim the caller keeps), plus proportional and pitch-rate damping terms scaled
-/// by `g_per_pitch`, the steady load factor one unit of pitch command produces at this dynamic
-/// pressure. Positive output is nose up.
+/// Elevator (pitch) command for a load-factor demand: the feed-forward `kff·n_cmd / g_per_pitch` on
+/// top of the learned offset `integral` (the pitch command at zero g, which the caller
+/// integrates), plus proportional feedback on the load error and damping of the pitch-rate error
+/// `q − q_ref`. `g_per_pitch` is the steady load factor one unit of pitch command produces at the
+/// current dynamic pressure. Positive output is nose up.
 pub fn elevator_from_load_error(
+    n_cmd: f64,
     load_error_g: f64,
-    pitch_rate_q: f64,
+    pitch_rate_error: f64,
     integral: f64,
     g_per_pitch: f64,
     gains: &PitchGains,
 ) -> f64 {
     let s = g_per_pitch.max(0.5);
-    (integral + (gains.kp * load_error_g - gains.kq * pitch_rate_q) / s).clamp(-1.0, 1.0)
+    (integral + (gains.kff * n_cmd + gains.kp * load_error_g - gains.kq * pitch_rate_error) / s)
+        .clamp(-1.0, 1.0)
+}
+
+/// The pitch rate of a steady manoeuvre at load factor `n` when the canopy's component along the
+/// local vertical is `body_up_dot_up` (cos bank × cos pitch): `g·(n − body_up·up)/V`.
+#[inline]
+pub fn steady_pitch_rate(n: f64, body_up_dot_up: f64, speed: f64) -> f64 {
+    G0 * (n - body_up_dot_up) / speed.max(1.0)
 }
 
 /// Load factor needed to rotate the flight path by `pitch_error_rad` with time constant `tau_s`
@@ -356,9 +370,14 @@ mod tests {
             "right roll gets right rudder"
         );
         let pg = PitchGains::default();
-        assert!(elevator_from_load_error(1.0, 0.0, 0.0, 10.0, &pg) > 0.0);
-        assert!(elevator_from_load_error(-1.0, 0.0, 0.0, 10.0, &pg) < 0.0);
-        assert!(elevator_from_load_error(0.0, 0.5, 0.0, 10.0, &pg) < 0.0);
+        assert!(elevator_from_load_error(1.0, 1.0, 0.0, 0.0, 10.0, &pg) > 0.1);
+        assert!(elevator_from_load_error(1.0, -1.0, 0.0, 0.0, 10.0, &pg) < 0.1);
+        assert!(elevator_from_load_error(0.0, 0.0, 0.5, 0.0, 10.0, &pg) < 0.0);
+        assert!(elevator_from_load_error(0.0, 0.0, -0.5, 0.0, 10.0, &pg) > 0.0);
+        assert!(elevator_from_load_error(100.0, 0.0, 0.0, 0.0, 10.0, &pg) == 1.0);
+        // A level turn at 60° of bank pitches at g·(2 − 0.5)/V.
+        let q = steady_pitch_rate(2.0, 0.5, 200.0);
+        assert!((q - G0 * 1.5 / 200.0).abs() < 1e-12);
         assert!(throttle_for_speed(150.0, 200.0, 0.5, 0.01) > 0.5);
         assert_eq!(throttle_for_speed(150.0, 1000.0, 0.5, 0.01), 1.0);
         assert_eq!(throttle_for_speed(500.0, 100.0, 0.5, 0.01), 0.0);

@@ -76,7 +76,7 @@ impl Default for FlightLimits {
 }
 
 impl FlightLimits {
-    /// Derives the limits from a compiled flight model (at half fuel, low Mach, low alpha).
+    /// Derives the limits from a compiled flight model (at half fuel, Mach 0.5, low alpha).
     ///
     /// * alpha: 85 % of the stall alpha, or 90 % of the FBW alpha limit when that is lower;
     /// * pitch sensitivity: `S·CLα·(|cm_de|·δe_up/|cm_α|)/W`;
@@ -85,7 +85,9 @@ impl FlightLimits {
     /// Degenerate derivatives fall back to [`FlightLimits::default`]'s values.
     pub fn from_model(m: &AircraftModel) -> Self {
         let d = Self::default();
-        let mach = m.cl.cols().first().copied().unwrap_or(0.3);
+        // Lift slope at Mach 0.5 (clamped to the table): typical of manoeuvring speeds, where
+        // compressibility has already steepened it over the low-speed column.
+        let mach = 0.5;
         let a0 = 0.0;
         let a1 = 4f64.to_radians();
         let cl_alpha = (m.cl.eval(a1, mach) - m.cl.eval(a0, mach)) / (a1 - a0);

@@ -11,9 +11,8 @@
 use crate::autopilot::{Autopilot, HoldCourse, LevelSteer, Power, track};
 use crate::controller::{Controller, ParamError, check_range, idle_controls};
 use crate::controllers::pursuit::check_target;
-use crate::guidance::{heading_error, horizontal};
+use crate::guidance::heading_error;
 use crate::view::{EntityView, Target, TargetTracker, WorldView};
-use fl_flight::atmosphere::G0;
 use fl_flight::{Controls, DT};
 
 /// Break-turn parameters.
@@ -118,16 +117,24 @@ impl Controller for BreakTurn {
             self.phase = BreakPhase::Roll;
             self.phase_tick = tick;
         }
-        let up = me.up;
-        let trk = horizontal(track(me), up).normalize_or_zero();
-        let right = trk.cross(up);
-        let n_pull = (self.params.g_fraction * me.limits.max_g).max(1.0);
-        let a_lat = G0 * (n_pull * n_pull - 1.0).max(0.0).sqrt();
-        let accel = right * (self.side * a_lat);
+        // The bank of a level turn at the load the wing can give now (lift ∝ alpha up to the
+        // autopilot's alpha limit), so an alpha-limited pull does not slice downhill.
+        let n_pull = (self.params.g_fraction * me.limits.max_g).max(1.05);
+        let n_avail = if me.alpha_rad > 2f64.to_radians() {
+            me.load_factor.max(1.0) * me.limits.alpha_max_rad / me.alpha_rad
+        } else {
+            n_pull
+        };
+        let n_level = n_avail.clamp(1.05, n_pull);
+        let bank = libm::acos(1.0 / n_level);
+        let v_hat = track(me);
+        let right = v_hat.cross(me.up).normalize_or_zero();
+        let lift_up = right.cross(v_hat);
+        let lift = lift_up * libm::cos(bank) + right * (self.side * libm::sin(bank));
         let elapsed = tick.saturating_sub(self.phase_tick) as f64 * DT;
         if self.phase == BreakPhase::Roll {
             // Unloaded roll onto the break bank.
-            let c = self.autopilot.fly(me, accel, 1.0, power);
+            let c = self.autopilot.fly_lift(me, lift, 1.0, power);
             if self.autopilot.last_roll_error().abs() < 10f64.to_radians()
                 || elapsed >= self.params.roll_s
             {
@@ -136,7 +143,7 @@ impl Controller for BreakTurn {
             }
             return c;
         }
-        self.autopilot.fly(me, accel, n_pull, power)
+        self.autopilot.fly_lift(me, lift, n_pull, power)
     }
 
     fn reset(&mut self) {
