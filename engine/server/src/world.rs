@@ -206,6 +206,11 @@ impl World {
         &self.planet
     }
 
+    /// The worker pool of the parallel passes (`None` = serial), for other per-tick work.
+    pub fn workers(&self) -> Option<&rayon::ThreadPool> {
+        self.workers.as_ref()
+    }
+
     pub fn floor(&self) -> &FlatFloor {
         &self.floor
     }

@@ -1,0 +1,174 @@
+//! Admission and handshake end to end over LinkSim: accept, every refusal the gauntlet and the
+//! request checks produce, and a peer that never asks to join.
+
+mod common;
+
+use common::{Harness, TestClient};
+use fl_net::linksim::LinkConfig;
+use fl_protocol::enums::{ConnectRefusalCode, PeerRole};
+use fl_protocol::tlv::{Ext, Extensions, tag};
+use fl_protocol::{Message, PROTOCOL_VERSION};
+use fl_server::server::ServerConfig;
+use std::net::IpAddr;
+
+fn ip(n: u8) -> IpAddr {
+    IpAddr::from([127, 0, 0, n])
+}
+
+#[test]
+fn a_pilot_is_admitted_and_receives_its_world() {
+    let mut h = Harness::new(1, ServerConfig::default());
+    let mut c = h.connect(ip(1), LinkConfig::default());
+    h.run(3, &mut [&mut c]);
+    assert!(c.connected);
+    let hello = c
+        .messages
+        .iter()
+        .find_map(|p| match &p.message {
+            Message::Hello(hello) => Some((hello.clone(), p.ext.clone())),
+            _ => None,
+        })
+        .expect("hello first");
+    assert_eq!(hello.0.protocol_version, PROTOCOL_VERSION);
+    assert!(matches!(
+        hello.1.get(tag::HELLO_BUILD_VERSION),
+        Some(Ext::HelloBuildVersion(_))
+    ));
+    assert!(c.admitted().is_none(), "no admission before a request");
+    assert!(c.snapshots.is_empty(), "no snapshots before admission");
+
+    c.request(PeerRole::Pilot, Extensions::new());
+    h.run(30, &mut [&mut c]);
+    let ack = c.admitted().expect("ConnectAck").clone();
+    assert_eq!(ack.granted_role, PeerRole::Pilot);
+    assert_ne!(ack.assigned_entity_gen, 0);
+    assert_eq!(ack.types.len(), h.server.types().len());
+    assert!(
+        c.messages
+            .iter()
+            .any(|p| matches!(p.message, Message::FactionDef(_)))
+    );
+    assert!(
+        c.messages
+            .iter()
+            .any(|p| matches!(p.message, Message::AlertLevelChange(_)))
+    );
+    assert!(c.snapshots.len() > 20);
+    let (snap, ext, _) = c.snapshots.last().expect("snapshots");
+    let own = snap
+        .records
+        .iter()
+        .find(|r| r.idx == ack.assigned_entity_idx)
+        .expect("own entity in every snapshot");
+    assert!(own.omega.is_some(), "the own record carries body rates");
+    assert!(ext.find(tag::SNAPSHOT_OWN_STATE).is_some());
+    assert!(ext.find(tag::SNAPSHOT_LAST_ACKED_SEQ_NUM).is_some());
+    assert_eq!(c.decode_errors, 0);
+}
+
+fn refused_with(cfg: ServerConfig, setup: impl Fn(&mut TestClient)) -> Option<ConnectRefusalCode> {
+    let mut h = Harness::new(2, cfg);
+    let mut c = h.connect(ip(1), LinkConfig::default());
+    h.run(2, &mut [&mut c]);
+    setup(&mut c);
+    h.run(10, &mut [&mut c]);
+    c.refusal().map(|r| r.code)
+}
+
+#[test]
+fn join_requests_are_checked() {
+    let pilot = |c: &mut TestClient| c.request(PeerRole::Pilot, Extensions::new());
+    let mut cfg = ServerConfig::default();
+    cfg.admission.password = Some("secret".into());
+    assert_eq!(
+        refused_with(cfg.clone(), pilot),
+        Some(ConnectRefusalCode::BadPassword)
+    );
+    assert_eq!(
+        refused_with(cfg, |c| {
+            let mut ext = Extensions::new();
+            ext.push(&Ext::ConnectJoinPassword("secret".into()))
+                .expect("fits");
+            c.request(PeerRole::Pilot, ext);
+        }),
+        None
+    );
+    let mut cfg = ServerConfig::default();
+    cfg.admission.required_packs = vec!["fl-base-pack".into()];
+    assert_eq!(
+        refused_with(cfg, pilot),
+        Some(ConnectRefusalCode::MissingRequiredPack)
+    );
+    let mut cfg = ServerConfig::default();
+    cfg.admission.allow_observers = false;
+    assert_eq!(
+        refused_with(cfg, |c| c.request(PeerRole::Observer, Extensions::new())),
+        Some(ConnectRefusalCode::RoleDenied)
+    );
+    let mut cfg = ServerConfig::default();
+    cfg.world.entity_cap = 0;
+    assert_eq!(
+        refused_with(cfg, pilot),
+        Some(ConnectRefusalCode::ServerFull)
+    );
+    let mut cfg = ServerConfig::default();
+    cfg.player_entity_type = "builtin:debug-entity".into();
+    assert_eq!(
+        refused_with(cfg, pilot),
+        None,
+        "an unflyable default falls back to a flyable type"
+    );
+}
+
+#[test]
+fn the_gauntlet_refuses_with_codes() {
+    let mut cfg = ServerConfig::default();
+    cfg.admission.bans.insert(ip(9));
+    cfg.admission.max_per_ip = 2;
+    cfg.admission.connect_rate = 3;
+    let mut h = Harness::new(3, cfg);
+    let mut banned = h.connect(ip(9), LinkConfig::default());
+    let mut a = h.connect(ip(1), LinkConfig::default());
+    let mut b = h.connect(ip(1), LinkConfig::default());
+    let mut c = h.connect(ip(1), LinkConfig::default());
+    h.run(5, &mut [&mut banned, &mut a, &mut b, &mut c]);
+    assert_eq!(
+        banned.refusal().map(|r| r.code),
+        Some(ConnectRefusalCode::Banned)
+    );
+    assert_eq!(
+        banned
+            .refusal()
+            .map(|r| r.reason.as_str().to_owned())
+            .as_deref(),
+        Some("You are banned from this server.")
+    );
+    assert!(a.refusal().is_none() && b.refusal().is_none());
+    assert_eq!(
+        c.refusal().map(|r| r.code),
+        Some(ConnectRefusalCode::TooManyConnections)
+    );
+    let mut d = h.connect(ip(1), LinkConfig::default());
+    h.run(5, &mut [&mut d]);
+    assert_eq!(
+        d.refusal().map(|r| r.code),
+        Some(ConnectRefusalCode::RateLimited)
+    );
+    h.run(30, &mut [&mut banned, &mut c, &mut d]);
+    for x in [&banned, &c, &d] {
+        assert!(x.disconnected.is_some(), "a refused peer is disconnected");
+    }
+}
+
+#[test]
+fn a_peer_that_never_asks_is_never_admitted() {
+    let mut cfg = ServerConfig::default();
+    cfg.admission.request_timeout_ticks = 60;
+    let mut h = Harness::new(4, cfg);
+    let mut c = h.connect(ip(1), LinkConfig::default());
+    h.run(120, &mut [&mut c]);
+    assert!(c.snapshots.is_empty());
+    assert_eq!(h.server.world().len(), 0, "no entity spawned");
+    assert!(c.disconnected.is_some());
+    assert_eq!(h.server.peer_count(), 0);
+}
