@@ -41,6 +41,17 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, in ordinal order.
+    pub const ALL: [Category; 7] = [
+        Self::AirVehicle,
+        Self::GroundVehicle,
+        Self::NavalVehicle,
+        Self::Projectile,
+        Self::Effect,
+        Self::Player,
+        Self::Structure,
+    ];
+
     /// Parses the authored spelling.
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
@@ -94,6 +105,9 @@ pub enum ProjectileKind {
 }
 
 impl ProjectileKind {
+    /// Every kind, in ordinal order.
+    pub const ALL: [ProjectileKind; 4] = [Self::None, Self::Missile, Self::Bomb, Self::Rocket];
+
     /// The wire ordinal (`MsgEntityTypeDef::projectileKind`).
     pub fn ordinal(self) -> u8 {
         match self {

@@ -17,16 +17,15 @@ mod content;
 pub mod defs;
 pub mod entity;
 pub mod error;
+mod load;
 pub mod manifest;
 pub mod names;
 mod toml_read;
 
 pub use assets::{AssetKind, AssetLimits, PackRoot};
-pub use content::{
-    Content, EntityType, ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS,
-    Override, PackInfo, Payload, ResolvedAsset, TypeRecord, TypeSource,
-};
+pub use content::{Content, EntityType, PackInfo, Payload, ResolvedAsset, TypeRecord, TypeSource};
 pub use defs::{SensorRef, WeaponDef, WeaponType};
 pub use entity::{Category, EntityDef, Hardpoint, ProjectileKind};
 pub use error::{AssetError, ContentError, ContentWarning};
+pub use load::{ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS, Override};
 pub use manifest::{Manifest, TrustLevel};

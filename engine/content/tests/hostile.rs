@@ -540,9 +540,7 @@ fn higher_priority_packs_override_definitions_whole() {
         &entity(
             "base:other",
             "Other",
-            &format!(
-                "[[hardpoints]]\nslot = 0\nallowed = [\"shared:gun\"]\ndefault = \"shared:gun\""
-            ),
+            "[[hardpoints]]\nslot = 0\nallowed = [\"shared:gun\"]\ndefault = \"shared:gun\"",
         ),
     );
     m.write("base/aircraft/jet/jet.glb", "glTF base");
