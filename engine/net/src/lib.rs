@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub mod linksim;
+pub mod quic;
 
 /// The largest reliable message either transport accepts (and, on QUIC, the largest stream
 /// frame a peer may announce; a bigger one is a protocol violation that closes the connection).

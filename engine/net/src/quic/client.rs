@@ -1,0 +1,365 @@
+//! The QUIC client transport: connects in the background, verifies the server's identity by
+//! fingerprint (trust on first use or pinned), records first-use identities in `known_hosts`,
+//! and opens the reliable stream.
+//!
+//! Owns: the client's runtime, endpoint and its one link. Must not: report `Connected` for a
+//! server whose identity was refused or could not be recorded, or block in `poll`/`send`.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, mpsc};
+use std::time::Duration;
+
+use quinn::VarInt;
+use rustls::pki_types::ServerName;
+use tokio::sync::{Notify, OwnedSemaphorePermit};
+
+use super::identity::{Fingerprint, FingerprintVerifier, KnownHosts, TrustPolicy, known_hosts_key};
+use super::link::{self, CODE_CLOSED, CODE_SHUTDOWN, Link, Sink};
+use super::{ALPN, QuicError, TransportKnobs, wire};
+use crate::{Channel, ClientEvent, ClientTransport, DisconnectReason, LinkStats, SendError};
+
+/// Client settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClientConfig {
+    /// Nothing heard for this long ⇒ `TimedOut` (also bounds the handshake).
+    pub idle_timeout: Duration,
+    /// Keep-alive ping interval (zero disables).
+    pub keep_alive_interval: Duration,
+    /// Largest unreliable/voice message `send` accepts and reassembly keeps.
+    pub max_unreliable_message: usize,
+    /// Reliable bytes queued before `send` fails with `QueueFull` and closes the connection.
+    pub max_reliable_queue: usize,
+    /// Received bytes not yet polled; beyond it unreliable messages are dropped and the
+    /// reliable stream stops being read.
+    pub max_inbound_bytes: usize,
+    /// How long `disconnect` waits for queued reliable data to be acknowledged.
+    pub close_flush_timeout: Duration,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            idle_timeout: Duration::from_secs(10),
+            keep_alive_interval: Duration::from_secs(2),
+            max_unreliable_message: crate::DEFAULT_MAX_UNRELIABLE_MESSAGE,
+            max_reliable_queue: 4 << 20,
+            max_inbound_bytes: 8 << 20,
+            close_flush_timeout: Duration::from_secs(1),
+        }
+    }
+}
+
+enum Inner {
+    Connected,
+    Received {
+        channel: Channel,
+        payload: Vec<u8>,
+        _credit: OwnedSemaphorePermit,
+    },
+    Disconnected {
+        reason: DisconnectReason,
+    },
+}
+
+struct ClientSink {
+    tx: mpsc::Sender<Inner>,
+}
+
+impl Sink for ClientSink {
+    fn received(&self, channel: Channel, payload: Vec<u8>, credit: OwnedSemaphorePermit) {
+        let _ = self.tx.send(Inner::Received {
+            channel,
+            payload,
+            _credit: credit,
+        });
+    }
+}
+
+/// State shared between the sync handle and the connecting task.
+#[derive(Default)]
+struct Slot {
+    link: Option<Arc<Link>>,
+    cancelled: Option<String>,
+    fingerprint: Option<Fingerprint>,
+}
+
+struct Shared {
+    slot: Mutex<Slot>,
+    cancel: Notify,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A QUIC client transport. `connect` returns at once; `poll` reports `Connected` (or a
+/// `Disconnected` with the reason, e.g. [`DisconnectReason::IdentityChanged`]). Dropping it
+/// closes the connection ("client shut down") and joins its thread.
+pub struct QuicClient {
+    rt: Option<tokio::runtime::Runtime>,
+    endpoint: quinn::Endpoint,
+    shared: Arc<Shared>,
+    events: mpsc::Receiver<Inner>,
+    link: Option<Arc<Link>>,
+}
+
+impl std::fmt::Debug for QuicClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuicClient")
+            .field("connected", &self.link.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl QuicClient {
+    /// Connects to `addr`, verifying the server as `trust` says, with default settings.
+    /// `server_name` is sent as SNI and, with the port, keys the `known_hosts` entry.
+    pub fn connect(
+        addr: SocketAddr,
+        server_name: &str,
+        trust: TrustPolicy,
+    ) -> Result<Self, QuicError> {
+        Self::connect_with(addr, server_name, trust, ClientConfig::default())
+    }
+
+    /// [`QuicClient::connect`] with explicit settings.
+    pub fn connect_with(
+        addr: SocketAddr,
+        server_name: &str,
+        trust: TrustPolicy,
+        config: ClientConfig,
+    ) -> Result<Self, QuicError> {
+        ServerName::try_from(server_name)
+            .map_err(|_| QuicError::ServerName(server_name.to_owned()))?;
+        let limits = super::limits(
+            config.max_unreliable_message,
+            config.max_reliable_queue,
+            config.max_inbound_bytes,
+            config.close_flush_timeout,
+        )?;
+        let key = known_hosts_key(server_name, addr.port());
+        let (expected, record_to) = match trust {
+            TrustPolicy::KnownHosts(path) => {
+                let known = KnownHosts::load(&path)?.get(&key);
+                let record = known.is_none().then_some(path);
+                (known, record)
+            }
+            TrustPolicy::Pinned(fp) => (Some(fp), None),
+        };
+        let provider = super::provider();
+        let verifier = Arc::new(FingerprintVerifier::new(expected, provider.clone()));
+        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| QuicError::Tls(e.to_string()))?
+            .dangerous()
+            .with_custom_certificate_verifier(verifier.clone())
+            .with_no_client_auth();
+        tls.alpn_protocols = vec![ALPN.to_vec()];
+        tls.enable_early_data = false;
+        let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+            .map_err(|e| QuicError::Tls(e.to_string()))?;
+        let mut cc = quinn::ClientConfig::new(Arc::new(crypto));
+        cc.transport_config(Arc::new(super::transport_config(&TransportKnobs {
+            idle_timeout: config.idle_timeout,
+            keep_alive_interval: config.keep_alive_interval,
+            max_unreliable_message: config.max_unreliable_message,
+            peer_bidi_streams: 0,
+        })?));
+        // Talk to loopback from loopback; elsewhere from the unspecified address.
+        let bind_ip = match addr.ip() {
+            ip if ip.is_loopback() => ip,
+            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+            IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+        };
+        let bind = SocketAddr::new(bind_ip, 0);
+        let rt = super::runtime(1, "fl-net-quic")?;
+        let (endpoint, connecting) = {
+            let _guard = rt.enter();
+            let endpoint = quinn::Endpoint::client(bind)
+                .map_err(|source| QuicError::Bind { addr: bind, source })?;
+            let connecting = endpoint
+                .connect_with(cc, addr, server_name)
+                .map_err(|e| QuicError::Config(format!("cannot connect to {addr}: {e}")))?;
+            (endpoint, connecting)
+        };
+        let (tx, events) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            slot: Mutex::new(Slot::default()),
+            cancel: Notify::new(),
+        });
+        rt.spawn(run(
+            connecting,
+            verifier,
+            record_to.map(|p| (p, key)),
+            limits,
+            tx,
+            shared.clone(),
+        ));
+        Ok(QuicClient {
+            rt: Some(rt),
+            endpoint,
+            shared,
+            events,
+            link: None,
+        })
+    }
+
+    /// The fingerprint the server presented (known once connected).
+    pub fn server_fingerprint(&self) -> Option<Fingerprint> {
+        self.shared.lock().fingerprint
+    }
+}
+
+async fn run(
+    connecting: quinn::Connecting,
+    verifier: Arc<FingerprintVerifier>,
+    record_to: Option<(PathBuf, String)>,
+    limits: link::Limits,
+    tx: mpsc::Sender<Inner>,
+    shared: Arc<Shared>,
+) {
+    let fail = |reason: DisconnectReason| {
+        let _ = tx.send(Inner::Disconnected { reason });
+    };
+    let result = tokio::select! {
+        r = connecting => r,
+        () = shared.cancel.notified() => {
+            let reason = shared.lock().cancelled.clone().unwrap_or_else(|| "cancelled".to_owned());
+            return fail(DisconnectReason::Local(reason));
+        }
+    };
+    let conn = match result {
+        Ok(c) => c,
+        Err(e) => {
+            let reason = match verifier.mismatch() {
+                Some((expected, got)) => DisconnectReason::IdentityChanged {
+                    expected: expected.to_string(),
+                    got: got.to_string(),
+                },
+                None => link::early_reason(&e),
+            };
+            return fail(reason);
+        }
+    };
+    let Some(fingerprint) = verifier.seen() else {
+        conn.close(VarInt::from_u32(CODE_CLOSED), b"no server certificate");
+        return fail(DisconnectReason::Transport(
+            "the server presented no certificate".into(),
+        ));
+    };
+    if let Some((path, key)) = record_to {
+        let recorded =
+            tokio::task::spawn_blocking(move || KnownHosts::record(&path, &key, fingerprint)).await;
+        let err = match recorded {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(err) = err {
+            conn.close(
+                VarInt::from_u32(CODE_CLOSED),
+                b"client could not record the server identity",
+            );
+            return fail(DisconnectReason::Transport(format!(
+                "cannot trust the server on first use: {err}"
+            )));
+        }
+        tracing::info!(%fingerprint, "trusting a new server identity (recorded in known_hosts)");
+    }
+    let (mut send, recv) = match conn.open_bi().await {
+        Ok(s) => s,
+        Err(e) => return fail(link::early_reason(&e)),
+    };
+    if let Err(e) = send.write_all(&wire::STREAM_MAGIC).await {
+        return fail(DisconnectReason::Transport(format!(
+            "cannot open the reliable stream: {e}"
+        )));
+    }
+    let sink = Arc::new(ClientSink { tx: tx.clone() });
+    let tx_end = tx.clone();
+    let shared_ready = shared.clone();
+    link::start(
+        conn,
+        send,
+        recv,
+        limits,
+        sink,
+        |link| {
+            let mut slot = shared_ready.lock();
+            slot.fingerprint = Some(fingerprint);
+            match slot.cancelled.clone() {
+                // `disconnect` raced the handshake: honour it now.
+                Some(reason) => link.disconnect(&reason),
+                None => {
+                    slot.link = Some(link);
+                    let _ = tx.send(Inner::Connected);
+                }
+            }
+        },
+        move |reason| {
+            let _ = tx_end.send(Inner::Disconnected { reason });
+        },
+    );
+}
+
+impl ClientTransport for QuicClient {
+    fn poll(&mut self, out: &mut Vec<ClientEvent>) {
+        while let Ok(ev) = self.events.try_recv() {
+            out.push(match ev {
+                Inner::Connected => {
+                    self.link = self.shared.lock().link.clone();
+                    ClientEvent::Connected
+                }
+                Inner::Received {
+                    channel,
+                    payload,
+                    _credit,
+                } => ClientEvent::Received { channel, payload },
+                Inner::Disconnected { reason } => {
+                    self.link = None;
+                    self.shared.lock().link = None;
+                    ClientEvent::Disconnected { reason }
+                }
+            });
+        }
+    }
+
+    fn send(&mut self, channel: Channel, payload: &[u8]) -> Result<(), SendError> {
+        self.link
+            .as_ref()
+            .ok_or(SendError::NotConnected)?
+            .send(channel, payload)
+    }
+
+    fn disconnect(&mut self, reason: &str) {
+        let mut slot = self.shared.lock();
+        if slot.cancelled.is_some() {
+            return;
+        }
+        slot.cancelled = Some(reason.to_owned());
+        match &slot.link {
+            Some(link) => link.disconnect(reason),
+            None => self.shared.cancel.notify_one(),
+        }
+    }
+
+    fn link_stats(&self) -> LinkStats {
+        self.link.as_ref().map(|l| l.stats()).unwrap_or_default()
+    }
+}
+
+impl Drop for QuicClient {
+    fn drop(&mut self) {
+        if let Some(link) = self.shared.lock().link.take() {
+            link.close_now(CODE_SHUTDOWN, "client shut down");
+        }
+        self.endpoint
+            .close(VarInt::from_u32(CODE_SHUTDOWN), b"client shut down");
+        if let Some(rt) = self.rt.take() {
+            super::shut_down(rt, &self.endpoint);
+        }
+    }
+}

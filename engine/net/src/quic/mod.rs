@@ -1,0 +1,169 @@
+//! QUIC transport (quinn + rustls on ring): TLS 1.3 always, no plaintext mode.
+//!
+//! Owns: [`QuicServer`] (bind with a persistent self-signed identity, address validation with
+//! Retry, per-peer links) and [`QuicClient`] (trust on first use through `known_hosts`, or a
+//! pinned fingerprint), each running a tokio runtime on threads it owns and joins on drop.
+//! The reliable channel is one client-opened bidirectional stream of length-prefixed frames;
+//! unreliable and voice ride datagrams with a small lane/fragment header (see `wire`).
+//!
+//! Must not: block the caller (`poll`/`send` only touch channels, atomics and quinn's
+//! non-blocking calls), offer anything but TLS 1.3, trust a server by name or CA, or let a
+//! peer's bytes size an allocation before they were checked against a limit.
+
+mod client;
+mod identity;
+mod link;
+mod server;
+mod wire;
+
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use client::{ClientConfig, QuicClient};
+pub use identity::{
+    BadFingerprint, Fingerprint, IDENTITY_FILE, KnownHosts, ServerIdentity, TrustPolicy,
+    known_hosts_key,
+};
+pub use server::{QuicServer, ServerConfig, ServerStats};
+
+/// The ALPN protocol both sides require.
+pub const ALPN: &[u8] = b"fighters-legacy/1";
+
+/// The largest reliable frame a peer may announce (a bigger one closes the connection).
+pub const MAX_FRAME: usize = crate::MAX_RELIABLE_MESSAGE;
+
+/// Partial unreliable messages held per connection while their fragments arrive.
+pub const REASSEMBLY_MAX_MESSAGES: usize = 32;
+/// A partial unreliable message is dropped after this long.
+pub const REASSEMBLY_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why the QUIC transport could not start (errors after start arrive as events).
+#[derive(Debug, thiserror::Error)]
+pub enum QuicError {
+    #[error("cannot read the server identity {path}: {source}")]
+    IdentityRead { path: PathBuf, source: io::Error },
+    #[error(
+        "the server identity {path} is unusable ({why}); it is not replaced automatically \
+         because clients would see a changed identity — restore it from a backup, or delete it \
+         to create a new one (clients must then remove the old entry from their known_hosts)"
+    )]
+    IdentityCorrupt { path: PathBuf, why: String },
+    #[error("cannot write the server identity {path}: {source}")]
+    IdentityWrite { path: PathBuf, source: io::Error },
+    #[error("cannot generate a server identity: {0}")]
+    IdentityGenerate(String),
+    #[error("cannot read known_hosts {path}: {source}")]
+    KnownHostsRead { path: PathBuf, source: io::Error },
+    #[error("known_hosts {path} line {line}: {why}")]
+    KnownHostsCorrupt {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
+    #[error("cannot write known_hosts {path}: {source}")]
+    KnownHostsWrite { path: PathBuf, source: io::Error },
+    #[error("cannot bind UDP {addr}: {source}")]
+    Bind { addr: SocketAddr, source: io::Error },
+    #[error("invalid server name {0:?} (a DNS name or an IP address)")]
+    ServerName(String),
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    #[error("TLS setup failed: {0}")]
+    Tls(String),
+    #[error("cannot start the network threads: {0}")]
+    Runtime(io::Error),
+}
+
+/// Shared knobs of both sides' QUIC transport parameters.
+struct TransportKnobs {
+    idle_timeout: Duration,
+    keep_alive_interval: Duration,
+    max_unreliable_message: usize,
+    /// Bidirectional streams the peer may open (the server allows the client's one).
+    peer_bidi_streams: u32,
+}
+
+fn transport_config(k: &TransportKnobs) -> Result<quinn::TransportConfig, QuicError> {
+    let mut t = quinn::TransportConfig::default();
+    let idle = quinn::IdleTimeout::try_from(k.idle_timeout)
+        .map_err(|_| QuicError::Config(format!("idle timeout {:?} is too long", k.idle_timeout)))?;
+    t.max_idle_timeout(Some(idle));
+    if !k.keep_alive_interval.is_zero() {
+        t.keep_alive_interval(Some(k.keep_alive_interval));
+    }
+    t.max_concurrent_bidi_streams(quinn::VarInt::from_u32(k.peer_bidi_streams));
+    t.max_concurrent_uni_streams(quinn::VarInt::from_u32(0));
+    // Room for the largest unreliable message (all of its fragments) and then some.
+    t.datagram_send_buffer_size((2 * k.max_unreliable_message).max(256 << 10));
+    t.datagram_receive_buffer_size(Some((2 * k.max_unreliable_message).max(1 << 20)));
+    // Bound what QUIC itself buffers for the reliable stream, so the transport's own queue
+    // (and its overflow rule) is where a backlog shows.
+    t.send_window(1 << 20);
+    Ok(t)
+}
+
+fn runtime(threads: usize, name: &str) -> Result<tokio::runtime::Runtime, QuicError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .max_blocking_threads(2)
+        .thread_name(name)
+        .enable_all()
+        .build()
+        .map_err(QuicError::Runtime)
+}
+
+/// Stops a runtime: waits (bounded) for quinn to send its closes, then for the threads.
+fn shut_down(rt: tokio::runtime::Runtime, endpoint: &quinn::Endpoint) {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        // Dropped inside some async context: blocking here would panic. Let go instead.
+        rt.shutdown_background();
+        return;
+    }
+    let ep = endpoint.clone();
+    rt.block_on(async move {
+        let _ = tokio::time::timeout(Duration::from_millis(500), ep.wait_idle()).await;
+    });
+    rt.shutdown_timeout(Duration::from_millis(1500));
+}
+
+fn limits(
+    max_unreliable_message: usize,
+    max_reliable_queue: usize,
+    max_inbound_bytes: usize,
+    close_flush_timeout: Duration,
+) -> Result<link::Limits, QuicError> {
+    let min_inbound = 2 * (crate::MAX_RELIABLE_MESSAGE + 64).max(max_unreliable_message + 64);
+    if max_inbound_bytes < min_inbound {
+        return Err(QuicError::Config(format!(
+            "max_inbound_bytes must be at least {min_inbound} (two of the largest messages)"
+        )));
+    }
+    if max_reliable_queue < crate::MAX_RELIABLE_MESSAGE + wire::FRAME_HEADER {
+        return Err(QuicError::Config(format!(
+            "max_reliable_queue must hold at least one largest reliable message ({} bytes)",
+            crate::MAX_RELIABLE_MESSAGE + wire::FRAME_HEADER
+        )));
+    }
+    Ok(link::Limits {
+        max_unreliable_message,
+        max_reliable_queue,
+        max_inbound_bytes,
+        close_flush_timeout,
+        reassembly: wire::ReassemblyLimits {
+            max_partials: REASSEMBLY_MAX_MESSAGES,
+            max_bytes: (4 * max_unreliable_message).max(512 << 10),
+            timeout: REASSEMBLY_TIMEOUT,
+            max_message: max_unreliable_message,
+        },
+    })
+}
+
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(identity::provider())
+}
+
+#[cfg(test)]
+mod tests;
