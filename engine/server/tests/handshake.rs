@@ -111,8 +111,10 @@ fn join_requests_are_checked() {
         refused_with(cfg, pilot),
         Some(ConnectRefusalCode::ServerFull)
     );
-    let mut cfg = ServerConfig::default();
-    cfg.player_entity_type = "builtin:debug-entity".into();
+    let cfg = ServerConfig {
+        player_entity_type: "builtin:debug-entity".into(),
+        ..ServerConfig::default()
+    };
     assert_eq!(
         refused_with(cfg, pilot),
         None,
