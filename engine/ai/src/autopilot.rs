@@ -212,7 +212,10 @@ impl Autopilot {
         } else {
             0.0
         };
-        let react = (-vs).max(0.0) * cfg.floor_reaction_s;
+        // Reaction allowance: the fixed delay plus the time to roll the canopy upright (at about
+        // 1.5 rad/s), during all of which the aircraft keeps sinking.
+        let bank = crate::guidance::bank_angle(me.orientation, up).abs();
+        let react = (-vs).max(0.0) * (cfg.floor_reaction_s + bank / 1.5);
         let trigger = agl < cfg.floor_guard_m + pull_loss + react;
         let hold = self.guarding && !(vs > 0.0 && agl > cfg.floor_guard_m);
         self.guarding = trigger || hold;
@@ -369,7 +372,13 @@ impl Autopilot {
 
         // ── Roll and yaw ───────────────────────────────────────────────────────────────────
         let roll_authority = lim.roll_rate_per_roll_per_mps * me.airspeed_mps;
-        let roll = bank_to_turn_aileron(roll_err, me.body_rates.x, roll_authority, &cfg.roll);
+        // Roll gently under load: a fast roll at high g and alpha couples into pitch and yaw
+        // (a MiG-21 departs from a 5 g roll reversal at full rate).
+        let roll_gains = RollGains {
+            max_roll_rate: cfg.roll.max_roll_rate / (0.5 * n_meas).max(1.0),
+            ..cfg.roll
+        };
+        let roll = bank_to_turn_aileron(roll_err, me.body_rates.x, roll_authority, &roll_gains);
         let yaw = coordinated_rudder(roll, me.beta_rad);
 
         // ── Power ──────────────────────────────────────────────────────────────────────────
@@ -486,7 +495,15 @@ pub fn pursue_accel(me: &EntityView, aim: Vec3, k: f64) -> Vec3 {
     };
     let speed = me.speed().max(1.0);
     let a = dir * (speed * k * theta);
-    limit_flight_path(me, a, 40f64.to_radians(), 60f64.to_radians())
+    limit_flight_path(me, a, dive_limit(me), 60f64.to_radians())
+}
+
+/// Steepest dive a manoeuvring controller may enter: 40° with 2.5 km or more below, shrinking
+/// linearly to level at 300 m above the floor, so a chase toward a low target flattens out well
+/// before the ground guard has to step in.
+pub fn dive_limit(me: &EntityView) -> f64 {
+    let room = ((me.height_agl_m - 300.0) / 2200.0).clamp(0.0, 1.0);
+    40f64.to_radians() * room
 }
 
 /// Keeps a demand from steepening the flight path beyond `max_dive_rad` down or `max_climb_rad`

@@ -229,6 +229,7 @@ const EVADE: Spec = &[
     ("target", true),
     ("throttle", false),
     ("ab", false),
+    ("speed", false),
     ("max_bank", false),
     ("alt", false),
 ];

@@ -26,7 +26,7 @@ pub use controllers::evade::{Evade, EvadeParams};
 pub use controllers::loiter::{Direction, Loiter, LoiterParams};
 pub use controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};
 pub use controllers::waypoint::{Waypoint, WaypointParams};
-pub use factory::{FactoryContext, FactoryError, build, build_from_line, build_named};
+pub use factory::{BEHAVIOURS, FactoryContext, FactoryError, build, build_from_line, build_named};
 pub use grid::GridWorld;
 pub use state_machine::{Condition, StateMachine, StateMachineBuilder, StateMachineError};
 pub use view::{

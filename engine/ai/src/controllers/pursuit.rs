@@ -50,7 +50,7 @@ impl Default for PursuitParams {
                 afterburner: false,
             },
             g_fraction: 0.8,
-            k_turn: 1.5,
+            k_turn: 0.8,
         }
     }
 }
