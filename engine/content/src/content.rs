@@ -344,6 +344,13 @@ impl Content {
     }
 }
 
+/// Compile-time guard: the server shares one `Content` between threads.
+#[allow(dead_code)]
+fn content_is_send_and_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<Content>();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

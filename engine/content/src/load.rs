@@ -179,9 +179,14 @@ impl Loader {
                         source,
                     }),
                 }
-                if names.len() > MAX_PACKS * 4 {
-                    break;
-                }
+            }
+            if names.len() > crate::assets::MAX_DIR_ENTRIES {
+                // Refuse rather than pick an arbitrary (directory-order) subset.
+                self.fail(ContentError::TooManyFiles {
+                    dir: dir.clone(),
+                    max: crate::assets::MAX_DIR_ENTRIES,
+                });
+                continue;
             }
             names.sort();
             for name in names {
@@ -582,6 +587,7 @@ impl Content {
                     warnings: ld.warnings,
                 });
             }
+            let errors_before = ld.errors.len();
             match Self::resolve_type(
                 &mut ld,
                 &packs,
@@ -594,7 +600,9 @@ impl Content {
             ) {
                 Some(t) => types.push(t),
                 None => {
-                    let errors = std::mem::take(&mut ld.errors)
+                    let errors = ld
+                        .errors
+                        .split_off(errors_before)
                         .into_iter()
                         .map(|e| ContentError::Builtin(e.to_string()))
                         .collect();

@@ -478,6 +478,11 @@ fn takes_off_from_a_runway_under_full_power() {
         }
     }
     let (lt, roll_m, v_lof) = liftoff.unwrap_or_else(|| panic!("never lifted off"));
+    println!(
+        "stall {vs:.1} m/s; lift-off after {roll_m:.0} m, {:.1} s, at {v_lof:.1} m/s; 50 m after {:.1} s",
+        lt as f64 / 60.0,
+        fifty.map_or(f64::NAN, |t| t as f64 / 60.0)
+    );
     assert!(roll_m < 900.0, "ground roll {roll_m:.0} m");
     assert!(lt < 60 * 35, "lift-off after {:.1} s", lt as f64 / 60.0);
     assert!(

@@ -5,6 +5,7 @@ pub mod admission;
 pub mod input;
 pub mod jitter;
 pub mod pool;
+pub mod runtime;
 pub mod server;
 pub mod snapshot;
 pub mod spatial;
