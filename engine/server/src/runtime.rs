@@ -157,6 +157,9 @@ impl History {
     }
 }
 
+/// A callback handed every published metrics snapshot.
+pub type MetricsSink = Box<dyn FnMut(&Metrics) + Send>;
+
 /// Runtime settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RuntimeConfig {
@@ -230,7 +233,7 @@ impl Drop for ServerHandle {
 pub fn spawn(
     server: Server,
     cfg: RuntimeConfig,
-    on_metrics: Option<Box<dyn FnMut(&Metrics) + Send>>,
+    on_metrics: Option<MetricsSink>,
 ) -> std::io::Result<ServerHandle> {
     let (tx, rx) = channel();
     let stop = Arc::new(AtomicBool::new(false));
@@ -256,7 +259,7 @@ fn run(
     commands: Receiver<Command>,
     stop: Arc<AtomicBool>,
     published: Arc<Mutex<Metrics>>,
-    mut on_metrics: Option<Box<dyn FnMut(&Metrics) + Send>>,
+    mut on_metrics: Option<MetricsSink>,
 ) {
     let mut history = History::default();
     let mut next = Instant::now();
@@ -369,7 +372,7 @@ fn run(
 fn shutdown_text(reason: &str, seconds: u16) -> String {
     let when = if seconds == 0 {
         "shutting down now.".to_owned()
-    } else if seconds % 60 == 0 {
+    } else if seconds.is_multiple_of(60) {
         format!("shutting down in {} minutes.", seconds / 60)
     } else {
         format!("shutting down in {seconds} seconds.")
