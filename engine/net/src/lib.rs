@@ -8,6 +8,17 @@
 //!
 //! This crate moves opaque messages; it never parses them (that is fl-protocol's job) and
 //! never blocks the caller: a slow or dead peer costs the sim tick nothing.
+//!
+//! Event contract, the same for both implementations (details in `docs/transport.md`):
+//! - per peer, `Connected` comes first and exactly one `Disconnected` comes last (a client
+//!   whose connection attempt fails gets just the `Disconnected`, with the reason); reliable
+//!   messages arrive complete, once and in order; unreliable/voice messages arrive whole or
+//!   not at all, possibly out of order, and the two lanes never delay each other;
+//! - `disconnect()` also produces the local side's `Disconnected { reason: Local(..) }`
+//!   (LinkSim at once, QUIC once the flush finished); sends to a closing peer fail with
+//!   `NotConnected`, and to a peer whose `Disconnected` was polled with `UnknownPeer`;
+//! - queues are bounded: an unreliable send that does not fit is refused (`QueueFull`, the
+//!   link stays), a reliable send that does not fit is refused *and* closes the link.
 
 use std::net::SocketAddr;
 use std::time::Duration;

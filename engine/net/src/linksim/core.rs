@@ -395,7 +395,10 @@ impl Net {
                     });
                 }
                 let peer = l.end(from.other());
-                let window = end.cfg.max_reliable_backlog;
+                let window = end
+                    .cfg
+                    .max_reliable_backlog
+                    .min(peer.cfg.max_reliable_backlog);
                 let used = end.outstanding_backlog + peer.unpolled_reliable;
                 if used + payload.len() > window {
                     tracing::debug!(

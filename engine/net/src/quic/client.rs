@@ -44,7 +44,7 @@ impl Default for ClientConfig {
             keep_alive_interval: Duration::from_secs(2),
             max_unreliable_message: crate::DEFAULT_MAX_UNRELIABLE_MESSAGE,
             max_reliable_queue: 4 << 20,
-            max_inbound_bytes: 8 << 20,
+            max_inbound_bytes: 4 << 20,
             close_flush_timeout: Duration::from_secs(1),
         }
     }
@@ -307,7 +307,10 @@ async fn run(
 
 impl ClientTransport for QuicClient {
     fn poll(&mut self, out: &mut Vec<ClientEvent>) {
-        while let Ok(ev) = self.events.try_recv() {
+        for _ in 0..super::MAX_EVENTS_PER_POLL {
+            let Ok(ev) = self.events.try_recv() else {
+                return;
+            };
             out.push(match ev {
                 Inner::Connected => {
                     self.link = self.shared.lock().link.clone();

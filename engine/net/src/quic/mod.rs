@@ -40,6 +40,10 @@ pub const REASSEMBLY_MAX_MESSAGES: usize = 32;
 /// A partial unreliable message is dropped after this long.
 pub const REASSEMBLY_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// Most events one `poll` moves (the rest wait for the next call), so a flood cannot keep a
+/// tick inside `poll` indefinitely.
+pub const MAX_EVENTS_PER_POLL: usize = 65_536;
+
 /// Why the QUIC transport could not start (errors after start arrive as events).
 #[derive(Debug, thiserror::Error)]
 pub enum QuicError {

@@ -20,10 +20,6 @@ use super::link::{self, CODE_PROTOCOL_VIOLATION, CODE_SHUTDOWN, Link, Sink};
 use super::{ALPN, QuicError, TransportKnobs, wire};
 use crate::{Channel, LinkStats, PeerId, SendError, ServerEvent, ServerTransport};
 
-/// Most events one `poll` moves (the rest wait for the next call), so a flood cannot keep a
-/// tick in `poll` forever.
-const MAX_EVENTS_PER_POLL: usize = 65_536;
-
 /// Server settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerConfig {
@@ -59,7 +55,7 @@ impl Default for ServerConfig {
             require_address_validation: true,
             max_unreliable_message: crate::DEFAULT_MAX_UNRELIABLE_MESSAGE,
             max_reliable_queue: 4 << 20,
-            max_inbound_bytes: 8 << 20,
+            max_inbound_bytes: 4 << 20,
             close_flush_timeout: Duration::from_secs(1),
             stream_open_timeout: Duration::from_secs(5),
             worker_threads: 2,
@@ -354,7 +350,7 @@ impl ServerTransport for QuicServer {
     }
 
     fn poll(&mut self, out: &mut Vec<ServerEvent>) {
-        for _ in 0..MAX_EVENTS_PER_POLL {
+        for _ in 0..super::MAX_EVENTS_PER_POLL {
             let Ok(ev) = self.events.try_recv() else {
                 return;
             };
