@@ -85,8 +85,8 @@ impl Default for AutopilotConfig {
             limiter_gain: 2.0,
             g_onset_rate: 6.0,
             g_offset_rate: 10.0,
-            speed_kp: 0.03,
-            speed_ki: 0.01,
+            speed_kp: 0.05,
+            speed_ki: 0.005,
         }
     }
 }

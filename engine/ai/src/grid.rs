@@ -128,3 +128,81 @@ impl WorldView for GridWorld {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::EntityId;
+
+    fn e(index: u32, x: f64, z: f64) -> EntityView {
+        EntityView::point(
+            EntityId::new(index, 1),
+            1,
+            Vec3::new(x, 500.0, z),
+            Vec3::ZERO,
+        )
+    }
+
+    fn visited(w: &GridWorld, c: Vec3, r: f64) -> Vec<u32> {
+        let mut v = Vec::new();
+        w.for_each_near(c, r, &mut |x| v.push(x.id.index));
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn queries_visit_everything_in_range_exactly_once() {
+        // A lattice straddling cell boundaries (and negative coordinates).
+        let mut w = GridWorld::new(300.0);
+        let mut i = 0;
+        for gx in -10..10 {
+            for gz in -10..10 {
+                w.insert(e(i, f64::from(gx) * 137.0, f64::from(gz) * 151.0));
+                i += 1;
+            }
+        }
+        for (c, r) in [
+            (Vec3::new(0.0, 0.0, 0.0), 400.0),
+            (Vec3::new(-611.0, 500.0, 290.0), 750.0),
+            (Vec3::new(1000.0, 0.0, -1000.0), 5.0),
+        ] {
+            let got = visited(&w, c, r);
+            let mut dedup = got.clone();
+            dedup.dedup();
+            assert_eq!(got, dedup, "visited twice");
+            for x in w.iter() {
+                if (x.position - c).length() <= r {
+                    assert!(got.contains(&x.id.index), "missed {}", x.id.index);
+                }
+            }
+        }
+        // A radius spanning more than 64 cells falls back to a full scan.
+        assert_eq!(visited(&w, Vec3::ZERO, 1.0e6).len(), 400);
+    }
+
+    #[test]
+    fn insert_replaces_and_remove_empties_a_slot() {
+        let mut w = GridWorld::new(100.0);
+        w.insert(e(3, 0.0, 0.0));
+        w.insert(e(3, 1000.0, 0.0));
+        assert_eq!(w.len(), 1);
+        assert!(visited(&w, Vec3::ZERO, 10.0).is_empty());
+        assert_eq!(visited(&w, Vec3::new(1000.0, 0.0, 0.0), 10.0), [3]);
+        w.remove(3);
+        w.remove(99);
+        assert!(w.is_empty());
+        assert!(w.entity(3).is_none());
+    }
+
+    #[test]
+    fn hostile_numbers_do_not_panic() {
+        let mut w = GridWorld::new(f64::NAN);
+        w.insert(e(0, f64::NAN, f64::INFINITY));
+        w.insert(e(1, 1e300, -1e300));
+        for r in [f64::NAN, -1.0, 0.0, f64::INFINITY] {
+            w.for_each_near(Vec3::ZERO, r, &mut |_| {});
+        }
+        w.for_each_near(Vec3::new(f64::NAN, 0.0, 0.0), 10.0, &mut |_| {});
+        assert_eq!(w.len(), 2);
+    }
+}

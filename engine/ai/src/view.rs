@@ -408,3 +408,98 @@ impl TargetTracker {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::GridWorld;
+
+    fn at(index: u32, generation: u32, faction: Faction, x: f64) -> EntityView {
+        EntityView::point(
+            EntityId::new(index, generation),
+            faction,
+            Vec3::new(x, 1000.0, 0.0),
+            Vec3::ZERO,
+        )
+    }
+
+    #[test]
+    fn hostility_is_symmetric_and_neutral_has_no_enemies() {
+        assert!(is_hostile(1, 2) && is_hostile(2, 1));
+        assert!(!is_hostile(1, 1));
+        assert!(!is_hostile(0, 2) && !is_hostile(2, 0) && !is_hostile(0, 0));
+    }
+
+    #[test]
+    fn nearest_threat_skips_friends_neutrals_the_dead_and_self_and_breaks_ties_by_index() {
+        let me = at(5, 1, 1, 0.0);
+        let mut dead = at(1, 1, 2, 10.0);
+        dead.alive = false;
+        let world = GridWorld::from_entities(
+            500.0,
+            [
+                me,
+                dead,
+                at(2, 1, 1, 20.0),   // friend
+                at(3, 1, 0, 30.0),   // neutral
+                at(9, 1, 2, 400.0),  // hostile, tie with 7
+                at(7, 1, 3, -400.0), // hostile, tie with 9
+                at(8, 1, 2, 900.0),
+            ],
+        );
+        let t = nearest_threat(&me, &world, 1000.0).expect("threat");
+        assert_eq!(t.id.index, 7);
+        assert!(nearest_threat(&me, &world, 399.0).is_none());
+        assert!(nearest_threat(&me, &world, -1.0).is_none());
+        assert!(nearest_threat(&me, &world, f64::NAN).is_none());
+        assert!(any_entity_within(&me, &world, 20.0));
+        assert!(!any_entity_within(&me, &world, 19.0));
+    }
+
+    #[test]
+    fn live_entity_checks_generation_and_life() {
+        let mut dead = at(1, 3, 2, 0.0);
+        dead.alive = false;
+        let world = GridWorld::from_entities(500.0, [at(0, 4, 1, 0.0), dead]);
+        assert!(live_entity(&world, EntityId::new(0, 4)).is_some());
+        assert!(live_entity(&world, EntityId::new(0, 3)).is_none());
+        assert!(live_entity(&world, EntityId::new(1, 3)).is_none());
+        assert!(live_entity(&world, EntityId::new(2, 1)).is_none());
+    }
+
+    #[test]
+    fn a_locked_threat_is_kept_until_it_leaves_or_dies() {
+        let me = at(0, 1, 1, 0.0);
+        let mut tracker = TargetTracker::new(Target::NearestThreat { radius_m: 5000.0 });
+        let w1 = GridWorld::from_entities(500.0, [me, at(1, 1, 2, 1000.0), at(2, 1, 2, 2000.0)]);
+        assert_eq!(tracker.resolve(&me, &w1).map(|e| e.id.index), Some(1));
+        // Slot 2 comes closer: the lock on 1 holds.
+        let w2 = GridWorld::from_entities(500.0, [me, at(1, 1, 2, 1000.0), at(2, 1, 2, 500.0)]);
+        assert_eq!(tracker.resolve(&me, &w2).map(|e| e.id.index), Some(1));
+        // 1 leaves the radius: re-acquire the nearest.
+        let w3 = GridWorld::from_entities(500.0, [me, at(1, 1, 2, 6000.0), at(2, 1, 2, 500.0)]);
+        assert_eq!(tracker.resolve(&me, &w3).map(|e| e.id.index), Some(2));
+        // 2's slot is reused by another generation: the lock is gone.
+        let w4 = GridWorld::from_entities(500.0, [me, at(2, 2, 2, 3000.0)]);
+        assert_eq!(
+            tracker.resolve(&me, &w4).map(|e| e.id),
+            Some(EntityId::new(2, 2))
+        );
+        tracker.reset();
+        let empty = GridWorld::from_entities(500.0, [me]);
+        assert!(tracker.resolve(&me, &empty).is_none());
+        // A specific target is never `me`, and must match its generation.
+        let mut fixed = TargetTracker::new(Target::Entity(EntityId::new(0, 1)));
+        assert!(fixed.resolve(&me, &w1).is_none());
+        let mut fixed = TargetTracker::new(Target::Entity(EntityId::new(1, 1)));
+        assert!(fixed.resolve(&me, &w1).is_some());
+        assert!(fixed.resolve(&me, &w4).is_none());
+    }
+
+    #[test]
+    fn default_limits_are_sane() {
+        let l = FlightLimits::default();
+        assert!(l.max_g > 1.0 && l.min_g < 0.0 && l.alpha_max_rad > 0.0);
+        assert!(l.g_per_pitch_per_pa > 0.0 && l.roll_rate_per_roll_per_mps > 0.0);
+    }
+}

@@ -18,7 +18,7 @@ fn heading(v: Vec3) -> f64 {
     libm::atan2(v.x, -v.z)
 }
 
-fn loiter_run(direction: Direction) -> (f64, f64, f64, f64, f64) {
+fn loiter_run(direction: Direction) -> (f64, f64, f64, f64, f64, f64) {
     let mut sim = Sim::new(vec![ai_jet()]);
     let a = sim.add(0, Vec3::new(0.0, 3000.0, 0.0), 0.0, 160.0, FRIENDLY);
     let centre = Vec3::new(5000.0, 0.0, 0.0);
@@ -38,7 +38,9 @@ fn loiter_run(direction: Direction) -> (f64, f64, f64, f64, f64) {
     let mut swept = 0.0;
     let mut last_angle = None::<f64>;
     let mut spin = 0.0;
+    let mut speed_err = 0.0f64;
     sim.run(120.0, |s| {
+        speed_err = speed_err.max((s.tas(a) - 160.0).abs());
         let p = s.state(a).position;
         let d = horizontal_distance(p, centre);
         dmin = dmin.min(d);
@@ -55,22 +57,19 @@ fn loiter_run(direction: Direction) -> (f64, f64, f64, f64, f64) {
         spin += r.cross(s.state(a).velocity).y;
     });
     sim.assert_healthy();
-    (
-        dmin,
-        dmax,
-        amin,
-        amax,
-        swept.abs() / (2.0 * std::f64::consts::PI) * spin.signum(),
-    )
+    let laps = swept.abs() / (2.0 * std::f64::consts::PI) * spin.signum();
+    (dmin, dmax, amin, amax, laps, speed_err)
 }
 
 #[test]
 fn loiter_stays_in_the_orbit_band_and_holds_altitude() {
     for dir in [Direction::Clockwise, Direction::CounterClockwise] {
-        let (dmin, dmax, amin, amax, laps) = loiter_run(dir);
+        let (dmin, dmax, amin, amax, laps, speed_err) = loiter_run(dir);
         println!(
-            "{dir:?}: radius [{dmin:.0}, {dmax:.0}] alt [{amin:.1}, {amax:.1}] laps {laps:.2}"
+            "{dir:?}: radius [{dmin:.0}, {dmax:.0}] alt [{amin:.1}, {amax:.1}] laps {laps:.2} \
+             speed ±{speed_err:.2} m/s"
         );
+        assert!(speed_err < 3.0, "{dir:?} speed hold off by {speed_err}");
         assert!(
             dmin > 2850.0 && dmax < 3150.0,
             "{dir:?} left the band: [{dmin}, {dmax}]"

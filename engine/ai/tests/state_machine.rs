@@ -365,3 +365,44 @@ fn builder_rejects_inconsistent_machines() {
     assert_eq!(sm.current_state(), "b");
     assert_eq!(sm.state_names().collect::<Vec<_>>(), ["a", "b"]);
 }
+
+#[test]
+fn factory_defend_template_breaks_then_engages() {
+    let mut sim = Sim::new(vec![ai_jet()]);
+    let me = sim.add(0, Vec3::new(0.0, 4000.0, 0.0), 0.0, 180.0, 1);
+    let bandit = sim.add(0, Vec3::new(3000.0, 4000.0, 12_000.0), 0.0, 260.0, 2);
+    let line = straight(&sim, bandit, 0.0);
+    sim.set_controller(bandit, line);
+    let world = sim.world();
+    let defend = build_from_line(
+        "defend 5000",
+        &FactoryContext {
+            world: Some(&world),
+        },
+    )
+    .expect("valid template");
+    assert_eq!(defend.behaviour(), "defend");
+    sim.set_controller(me, defend);
+    let mut log: Vec<(String, u64, f64)> = vec![("patrol".into(), 0, sim.range(me, bandit))];
+    let mut n_max = 0.0f64;
+    for _ in 0..(60 * 60) {
+        let seen = sim.range(me, bandit);
+        sim.tick();
+        n_max = n_max.max(sim.load_factor(me));
+        let st = sim.status(me).unwrap_or_default();
+        let state = st.split(' ').next().unwrap_or_default().to_string();
+        if log.last().map(|l| &l.0) != Some(&state) {
+            log.push((state, sim.tick - 1, seen));
+        }
+    }
+    sim.assert_healthy();
+    for (s, t, r) in &log {
+        println!("{:6.1} s  {s:8} (range {r:.0} m)", *t as f64 / 60.0);
+    }
+    println!("n max {n_max:.2}");
+    let states: Vec<&str> = log.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(&states[..3], ["patrol", "break", "engage"], "{log:?}");
+    assert!(log[1].2 <= 5000.0);
+    assert!(log[2].1 - log[1].1 >= 6 * 60, "break held for its 6 s");
+    assert!(n_max > 4.0, "the break pulled");
+}
