@@ -833,3 +833,23 @@ fn too_many_definition_files_are_refused() {
         ContentError::TooManyFiles { .. }
     ));
 }
+
+#[test]
+fn deeply_nested_toml_is_a_syntax_error_not_a_stack_overflow() {
+    let deep = format!(
+        "[mod]\nname = {}{}\n",
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    let m = Mods::new();
+    m.write("p/manifest.toml", &deep);
+    assert!(matches!(only_error(&m.fail()), ContentError::Syntax { .. }));
+    let inline = format!(
+        "[entity]\nid = {}1{}\n",
+        "{a=".repeat(100_000),
+        "}".repeat(100_000)
+    );
+    let r =
+        fl_content::entity::parse_entity_text(std::path::Path::new("e.toml"), &inline, "p", "p");
+    assert!(r.is_err());
+}
