@@ -179,6 +179,9 @@ impl Loader {
                         source,
                     }),
                 }
+                if names.len() > crate::assets::MAX_DIR_ENTRIES {
+                    break; // refused below; stop allocating
+                }
             }
             if names.len() > crate::assets::MAX_DIR_ENTRIES {
                 // Refuse rather than pick an arbitrary (directory-order) subset.
