@@ -675,3 +675,83 @@ fn a_peer_that_stops_reading_is_cut_off_without_stalling_another() {
             .any(|e| matches!(e, ServerEvent::Disconnected { peer, .. } if *peer == good_peer))
     );
 }
+
+#[test]
+fn disconnecting_a_peer_that_stopped_reading_completes_within_the_flush_bound() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = ServerConfig {
+        max_reliable_queue: 8 << 20,
+        close_flush_timeout: Duration::from_millis(500),
+        ..Default::default()
+    };
+    let server = QuicServer::bind(any_port(), dir.path(), cfg).expect("bind");
+    let fp = server.fingerprint();
+    let ccfg = ClientConfig {
+        max_inbound_bytes: 2 * (MAX_RELIABLE_MESSAGE + 64),
+        ..Default::default()
+    };
+    let client = QuicClient::connect_with(
+        server.local_addr(),
+        "127.0.0.1",
+        TrustPolicy::Pinned(fp),
+        ccfg,
+    )
+    .expect("starts");
+    let mut p = Pair {
+        server,
+        client,
+        s_events: Vec::new(),
+        c_events: Vec::new(),
+    };
+    p.pump_until("the handshake", |s, c| {
+        s.iter().any(|e| matches!(e, ServerEvent::Connected { .. }))
+            && c.contains(&ClientEvent::Connected)
+    });
+    let peer = p
+        .s_events
+        .iter()
+        .find_map(|e| match e {
+            ServerEvent::Connected { peer, .. } => Some(*peer),
+            _ => None,
+        })
+        .expect("connected");
+    p.s_events.clear();
+    // The client stops polling; far more than its windows can take is queued for it.
+    let chunk = vec![0xC3u8; 64 << 10];
+    for _ in 0..112 {
+        p.server
+            .send(peer, Channel::Reliable, &chunk)
+            .expect("queued (7 MiB of 8)");
+    }
+    sleep(Duration::from_millis(200));
+    p.server.disconnect(peer, "bye");
+    let end = Instant::now() + PATIENCE;
+    loop {
+        p.server.poll(&mut p.s_events);
+        if !p.s_events.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < end, "the disconnect never completed");
+        sleep(Duration::from_millis(1));
+    }
+    assert_eq!(
+        p.s_events,
+        vec![ServerEvent::Disconnected {
+            peer,
+            reason: DisconnectReason::Local("bye".into())
+        }]
+    );
+    // The client, polling again, gets what it had taken in and then the reason.
+    p.pump_until("the client's disconnect", |_, c| {
+        c.iter()
+            .any(|e| matches!(e, ClientEvent::Disconnected { .. }))
+    });
+    assert_eq!(
+        p.c_events.last(),
+        Some(&ClientEvent::Disconnected {
+            reason: DisconnectReason::Remote("bye".into())
+        })
+    );
+    let got = client_payloads(&p.c_events, Channel::Reliable).len();
+    assert!(got < 112, "the peer had stopped reading ({got} chunks)");
+}

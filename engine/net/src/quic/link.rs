@@ -91,6 +91,7 @@ impl LossSampler {
 /// The sync side of one connection.
 pub(crate) struct Link {
     conn: Connection,
+    rt: tokio::runtime::Handle,
     limits: Limits,
     writer: mpsc::UnboundedSender<WriterCmd>,
     reliable_queued: AtomicUsize,
@@ -216,7 +217,17 @@ impl Link {
         {
             self.conn
                 .close(VarInt::from_u32(CODE_CLOSED), reason_bytes(reason));
+            return;
         }
+        // The writer may be stuck behind a peer that stopped reading: close regardless once
+        // the flush time is up (closing twice is harmless).
+        let conn = self.conn.clone();
+        let reason = reason.to_owned();
+        let wait = self.limits.close_flush_timeout;
+        self.rt.spawn(async move {
+            tokio::time::sleep(wait).await;
+            conn.close(VarInt::from_u32(CODE_CLOSED), reason_bytes(&reason));
+        });
     }
 
     /// Closes at once (nothing more is flushed).
@@ -320,6 +331,7 @@ pub(crate) fn start(
     let (tx, rx) = mpsc::unbounded_channel();
     let link = Arc::new(Link {
         conn,
+        rt: tokio::runtime::Handle::current(),
         limits,
         writer: tx,
         reliable_queued: AtomicUsize::new(0),
