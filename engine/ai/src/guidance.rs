@@ -321,6 +321,24 @@ mod tests {
     }
 
     #[test]
+    fn heading_to_a_point_and_load_for_a_pitch_change() {
+        // At the origin flying north: a point north-east is 45° right.
+        let e = heading_error_to(Vec3::ZERO, NORTH, Vec3::Y, Vec3::new(1000.0, 0.0, -1000.0));
+        assert!((e - PI / 4.0).abs() < 1e-12, "{e}");
+        // Level: 1 g holds the path; a nose-up error asks for more, a nose-down one for less.
+        assert!((load_for_pitch_error(0.0, 0.0, 200.0, 2.0) - 1.0).abs() < 1e-12);
+        let up = load_for_pitch_error(0.1, 0.0, 200.0, 2.0);
+        assert!(
+            (up - (1.0 + 200.0 * 0.1 / (G0 * 2.0))).abs() < 1e-12,
+            "{up}"
+        );
+        assert!(load_for_pitch_error(-0.1, 0.0, 200.0, 2.0) < 1.0);
+        // Climbing at 30°, holding the path needs cos 30° g.
+        let c = load_for_pitch_error(0.0, PI / 6.0, 200.0, 2.0);
+        assert!((c - libm::cos(PI / 6.0)).abs() < 1e-12);
+    }
+
+    #[test]
     fn bank_and_pitch_signs() {
         // Heading north, rolled right by 30° about the nose: engine body Z is aft, so a right roll
         // is a rotation about +Z (aft) by −30°... check by construction instead.
