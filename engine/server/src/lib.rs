@@ -2,6 +2,7 @@
 //! the client's embedded single-player server are thin shells over it).
 
 pub mod admission;
+pub mod config_file;
 pub mod input;
 pub mod jitter;
 pub mod pool;

@@ -1,0 +1,751 @@
+//! `server.toml`: the operator's configuration file. A missing file is written with every key
+//! commented out at its default, so the file documents itself; unknown keys are warnings (an
+//! operator's file may come from a newer or older server), wrong types and out-of-range values
+//! are errors naming the key. Environment variables and command-line flags override the file.
+//!
+//! Owns parsing and validation only; [`FileConfig::server_config`] turns the result into the
+//! library's [`ServerConfig`].
+
+use crate::admission::AdmissionConfig;
+use crate::server::{ServerConfig, SpawnPoint};
+use crate::snapshot::SnapshotConfig;
+use crate::snapshot::congestion::CongestionConfig;
+use crate::weather::{PresetWeather, WeatherConfig};
+use fl_protocol::enums::WeatherPreset;
+use serde::Deserialize;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Why the configuration could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write the default configuration to {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{path}: [{section}] {key} = {value}: {problem}")]
+    Invalid {
+        path: PathBuf,
+        section: &'static str,
+        key: &'static str,
+        value: String,
+        problem: &'static str,
+    },
+    #[error("environment variable {var}: {problem}")]
+    Env { var: &'static str, problem: String },
+}
+
+/// Largest configuration file read.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// The documented defaults, every key commented out.
+pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is optional; the values shown are the defaults.
+# Environment overrides: FL_SERVER_BIND, FL_SERVER_PORT, FL_SERVER_DATA_DIR.
+# Command-line flags override both (see fl-server --help).
+
+[server]
+# name = "fighters-legacy server"
+# bind = "0.0.0.0"              # address to listen on (use 127.0.0.1 for a local-only server)
+# port = 4778
+# data_dir = "fl-server-data"   # the server's TLS identity lives here
+# motd = ""                     # message of the day, shown to every joining player
+# motd_display_s = 0            # banner time; 0 = the client's own setting
+# password = ""                 # join password; empty = open server
+# operator_password = ""        # admin channel password; empty = admin channel off
+
+[world]
+# draw_distance_km = 200.0
+# snapshot_budget_bytes = 1200  # per peer per snapshot; 0 = unlimited
+# jitter_buffer_depth = 4
+# jitter_buffer_adapt_window = 60
+# jitter_buffer_hysteresis = 1
+# jitter_buffer_jitter_multiplier = 2.0
+# congestion_enabled = true
+# congestion_min_send_hz = 10.0
+# congestion_loss_threshold = 0.02
+# congestion_budget_floor_bytes = 400
+# sim_worker_threads = 0        # 0 = one per core
+# max_catchup_ticks = 5
+# entity_soft_cap = 5000
+# player_entity_type = "builtin:jet-trainer"
+# respawn_delay_s = 3.0
+# ai_aircraft = 0               # AI aircraft spawned at start
+# ai_behaviour = "patrol_attack target=threat"
+
+[network]
+# compress_snapshots = true
+# idle_timeout_s = 10.0
+# max_connections = 256
+
+[admission]
+# bans = []                     # IP addresses refused
+# allowlist = []                # when non-empty, only these addresses may connect
+# connect_rate = 5              # connections per IP per connect_window_s
+# connect_window_s = 10.0
+# max_per_ip = 8
+# admin_auth_max_failures = 5
+# admin_auth_lockout_s = 300.0
+# allow_observers = true
+# required_packs = []           # pack ids a client must have mounted
+# request_timeout_s = 10.0
+
+[weather]
+# presets = ["clear", "partly_cloudy", "overcast", "partly_cloudy"]
+# preset_minutes = 20.0
+# start_hour = 10.0
+# time_scale = 1.0
+
+[content]
+# mods_dirs = ["mods"]
+# packs = []                    # pack directories loaded directly
+"#;
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ServerSection {
+    pub name: String,
+    pub bind: String,
+    pub port: u16,
+    pub data_dir: PathBuf,
+    pub motd: String,
+    pub motd_display_s: u16,
+    pub password: String,
+    pub operator_password: String,
+}
+
+impl Default for ServerSection {
+    fn default() -> Self {
+        Self {
+            name: "fighters-legacy server".into(),
+            bind: "0.0.0.0".into(),
+            port: fl_protocol::ids::DEFAULT_GAME_PORT,
+            data_dir: "fl-server-data".into(),
+            motd: String::new(),
+            motd_display_s: 0,
+            password: String::new(),
+            operator_password: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct WorldSection {
+    pub draw_distance_km: f64,
+    pub snapshot_budget_bytes: usize,
+    pub jitter_buffer_depth: usize,
+    pub jitter_buffer_adapt_window: f64,
+    pub jitter_buffer_hysteresis: usize,
+    pub jitter_buffer_jitter_multiplier: f64,
+    pub congestion_enabled: bool,
+    pub congestion_min_send_hz: f64,
+    pub congestion_loss_threshold: f64,
+    pub congestion_budget_floor_bytes: usize,
+    pub sim_worker_threads: usize,
+    pub max_catchup_ticks: u32,
+    pub entity_soft_cap: usize,
+    pub player_entity_type: String,
+    pub respawn_delay_s: f64,
+    pub ai_aircraft: usize,
+    pub ai_behaviour: String,
+}
+
+impl Default for WorldSection {
+    fn default() -> Self {
+        let s = SnapshotConfig::default();
+        let c = CongestionConfig::default();
+        let j = crate::jitter::JitterConfig::default();
+        Self {
+            draw_distance_km: s.draw_distance_m / 1000.0,
+            snapshot_budget_bytes: s.budget_bytes,
+            jitter_buffer_depth: j.max_depth,
+            jitter_buffer_adapt_window: j.adapt_window,
+            jitter_buffer_hysteresis: j.hysteresis,
+            jitter_buffer_jitter_multiplier: j.jitter_multiplier,
+            congestion_enabled: c.enabled,
+            congestion_min_send_hz: c.min_send_hz,
+            congestion_loss_threshold: c.loss_threshold,
+            congestion_budget_floor_bytes: c.budget_floor_bytes,
+            sim_worker_threads: 0,
+            max_catchup_ticks: 5,
+            entity_soft_cap: 5000,
+            player_entity_type: "builtin:jet-trainer".into(),
+            respawn_delay_s: 3.0,
+            ai_aircraft: 0,
+            ai_behaviour: "patrol_attack target=threat".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct NetworkSection {
+    pub compress_snapshots: bool,
+    pub idle_timeout_s: f64,
+    pub max_connections: usize,
+}
+
+impl Default for NetworkSection {
+    fn default() -> Self {
+        Self {
+            compress_snapshots: true,
+            idle_timeout_s: 10.0,
+            max_connections: 256,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct AdmissionSection {
+    pub bans: Vec<IpAddr>,
+    pub allowlist: Vec<IpAddr>,
+    pub connect_rate: usize,
+    pub connect_window_s: f64,
+    pub max_per_ip: usize,
+    pub admin_auth_max_failures: u32,
+    pub admin_auth_lockout_s: f64,
+    pub allow_observers: bool,
+    pub required_packs: Vec<String>,
+    pub request_timeout_s: f64,
+}
+
+impl Default for AdmissionSection {
+    fn default() -> Self {
+        let a = AdmissionConfig::default();
+        Self {
+            bans: Vec::new(),
+            allowlist: Vec::new(),
+            connect_rate: a.connect_rate,
+            connect_window_s: a.connect_window_ticks as f64 / 60.0,
+            max_per_ip: a.max_per_ip,
+            admin_auth_max_failures: a.admin_auth_max_failures,
+            admin_auth_lockout_s: a.admin_auth_lockout_ticks as f64 / 60.0,
+            allow_observers: a.allow_observers,
+            required_packs: Vec::new(),
+            request_timeout_s: a.request_timeout_ticks as f64 / 60.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct WeatherSection {
+    pub presets: Vec<String>,
+    pub preset_minutes: f64,
+    pub start_hour: f64,
+    pub time_scale: f64,
+}
+
+impl Default for WeatherSection {
+    fn default() -> Self {
+        Self {
+            presets: ["clear", "partly_cloudy", "overcast", "partly_cloudy"]
+                .map(String::from)
+                .to_vec(),
+            preset_minutes: 20.0,
+            start_hour: 10.0,
+            time_scale: 1.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ContentSection {
+    pub mods_dirs: Vec<PathBuf>,
+    pub packs: Vec<PathBuf>,
+}
+
+impl Default for ContentSection {
+    fn default() -> Self {
+        Self {
+            mods_dirs: vec!["mods".into()],
+            packs: Vec::new(),
+        }
+    }
+}
+
+/// The whole file.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct FileConfig {
+    pub server: ServerSection,
+    pub world: WorldSection,
+    pub network: NetworkSection,
+    pub admission: AdmissionSection,
+    pub weather: WeatherSection,
+    pub content: ContentSection,
+}
+
+/// A loaded configuration and what the operator should know about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub config: FileConfig,
+    /// Unknown keys (`section.key`), each worth a warning.
+    pub unknown_keys: Vec<String>,
+    /// Whether the file did not exist and was written with the defaults.
+    pub created: bool,
+}
+
+/// Parses configuration text.
+pub fn parse(path: &Path, text: &str) -> Result<(FileConfig, Vec<String>), ConfigError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::Parse {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    let mut unknown = Vec::new();
+    let cfg: FileConfig = serde_ignored::deserialize(de, |p| unknown.push(p.to_string())).map_err(
+        |e: toml::de::Error| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        },
+    )?;
+    cfg.validate(path)?;
+    Ok((cfg, unknown))
+}
+
+/// Loads `path`, writing the commented defaults first when it does not exist.
+pub fn load_or_create(path: &Path) -> Result<Loaded, ConfigError> {
+    let created = !path.exists();
+    if created {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| ConfigError::Write {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        std::fs::write(path, DEFAULT_FILE).map_err(|source| ConfigError::Write {
+            path: path.to_owned(),
+            source,
+        })?;
+    }
+    let meta = std::fs::metadata(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ConfigError::Parse {
+            path: path.to_owned(),
+            message: format!("{} bytes is not a configuration file", meta.len()),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let (config, unknown_keys) = parse(path, &text)?;
+    Ok(Loaded {
+        config,
+        unknown_keys,
+        created,
+    })
+}
+
+fn preset_from_name(name: &str) -> Option<WeatherPreset> {
+    Some(match name {
+        "clear" => WeatherPreset::Clear,
+        "partly_cloudy" => WeatherPreset::PartlyCloudy,
+        "overcast" => WeatherPreset::Overcast,
+        "rain" => WeatherPreset::Rain,
+        "storm" => WeatherPreset::Storm,
+        "snow" => WeatherPreset::Snow,
+        "blizzard" => WeatherPreset::Blizzard,
+        _ => return None,
+    })
+}
+
+impl FileConfig {
+    fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        let bad = |section, key, value: String, problem| ConfigError::Invalid {
+            path: path.to_owned(),
+            section,
+            key,
+            value,
+            problem,
+        };
+        let w = &self.world;
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        if !positive(w.draw_distance_km) || w.draw_distance_km > 1000.0 {
+            return Err(bad(
+                "world",
+                "draw_distance_km",
+                w.draw_distance_km.to_string(),
+                "must be in (0, 1000]",
+            ));
+        }
+        if w.snapshot_budget_bytes != 0 && w.snapshot_budget_bytes < 200 {
+            return Err(bad(
+                "world",
+                "snapshot_budget_bytes",
+                w.snapshot_budget_bytes.to_string(),
+                "must be 0 (unlimited) or at least 200",
+            ));
+        }
+        if !(1..=60).contains(&w.jitter_buffer_depth) {
+            return Err(bad(
+                "world",
+                "jitter_buffer_depth",
+                w.jitter_buffer_depth.to_string(),
+                "must be in 1..=60",
+            ));
+        }
+        if !positive(w.jitter_buffer_adapt_window) {
+            return Err(bad(
+                "world",
+                "jitter_buffer_adapt_window",
+                w.jitter_buffer_adapt_window.to_string(),
+                "must be positive",
+            ));
+        }
+        if !(w.jitter_buffer_jitter_multiplier.is_finite()
+            && w.jitter_buffer_jitter_multiplier >= 0.0)
+        {
+            return Err(bad(
+                "world",
+                "jitter_buffer_jitter_multiplier",
+                w.jitter_buffer_jitter_multiplier.to_string(),
+                "must be ≥ 0",
+            ));
+        }
+        if !(w.congestion_min_send_hz.is_finite()
+            && (1.0..=60.0).contains(&w.congestion_min_send_hz))
+        {
+            return Err(bad(
+                "world",
+                "congestion_min_send_hz",
+                w.congestion_min_send_hz.to_string(),
+                "must be in 1..=60",
+            ));
+        }
+        if !(w.congestion_loss_threshold.is_finite()
+            && (0.0..=1.0).contains(&w.congestion_loss_threshold))
+        {
+            return Err(bad(
+                "world",
+                "congestion_loss_threshold",
+                w.congestion_loss_threshold.to_string(),
+                "must be in 0..=1",
+            ));
+        }
+        if w.sim_worker_threads > 256 {
+            return Err(bad(
+                "world",
+                "sim_worker_threads",
+                w.sim_worker_threads.to_string(),
+                "must be at most 256",
+            ));
+        }
+        if w.max_catchup_ticks > 600 {
+            return Err(bad(
+                "world",
+                "max_catchup_ticks",
+                w.max_catchup_ticks.to_string(),
+                "must be at most 600",
+            ));
+        }
+        if w.entity_soft_cap == 0 || w.entity_soft_cap > 1_000_000 {
+            return Err(bad(
+                "world",
+                "entity_soft_cap",
+                w.entity_soft_cap.to_string(),
+                "must be in 1..=1000000",
+            ));
+        }
+        if !(w.respawn_delay_s.is_finite() && (0.0..=3600.0).contains(&w.respawn_delay_s)) {
+            return Err(bad(
+                "world",
+                "respawn_delay_s",
+                w.respawn_delay_s.to_string(),
+                "must be in 0..=3600",
+            ));
+        }
+        if w.ai_aircraft > w.entity_soft_cap {
+            return Err(bad(
+                "world",
+                "ai_aircraft",
+                w.ai_aircraft.to_string(),
+                "must not exceed entity_soft_cap",
+            ));
+        }
+        let n = &self.network;
+        if !(n.idle_timeout_s.is_finite() && (1.0..=600.0).contains(&n.idle_timeout_s)) {
+            return Err(bad(
+                "network",
+                "idle_timeout_s",
+                n.idle_timeout_s.to_string(),
+                "must be in 1..=600",
+            ));
+        }
+        let a = &self.admission;
+        for (key, v) in [
+            ("connect_window_s", a.connect_window_s),
+            ("admin_auth_lockout_s", a.admin_auth_lockout_s),
+            ("request_timeout_s", a.request_timeout_s),
+        ] {
+            if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
+                return Err(bad(
+                    "admission",
+                    key,
+                    v.to_string(),
+                    "must be in (0, 86400]",
+                ));
+            }
+        }
+        if a.connect_rate == 0 || a.max_per_ip == 0 {
+            return Err(bad(
+                "admission",
+                "connect_rate/max_per_ip",
+                format!("{}/{}", a.connect_rate, a.max_per_ip),
+                "must be at least 1",
+            ));
+        }
+        let wx = &self.weather;
+        if wx.presets.is_empty() {
+            return Err(bad(
+                "weather",
+                "presets",
+                "[]".into(),
+                "needs at least one preset",
+            ));
+        }
+        if let Some(p) = wx.presets.iter().find(|p| preset_from_name(p).is_none()) {
+            return Err(bad(
+                "weather",
+                "presets",
+                p.clone(),
+                "is not one of clear, partly_cloudy, overcast, rain, storm, snow, blizzard",
+            ));
+        }
+        if !(positive(wx.preset_minutes) && wx.preset_minutes <= 10_000.0) {
+            return Err(bad(
+                "weather",
+                "preset_minutes",
+                wx.preset_minutes.to_string(),
+                "must be in (0, 10000]",
+            ));
+        }
+        if !(wx.start_hour.is_finite() && (0.0..24.0).contains(&wx.start_hour)) {
+            return Err(bad(
+                "weather",
+                "start_hour",
+                wx.start_hour.to_string(),
+                "must be in [0, 24)",
+            ));
+        }
+        if !(wx.time_scale.is_finite() && (0.0..=3600.0).contains(&wx.time_scale)) {
+            return Err(bad(
+                "weather",
+                "time_scale",
+                wx.time_scale.to_string(),
+                "must be in 0..=3600",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Applies `FL_SERVER_BIND`, `FL_SERVER_PORT` and `FL_SERVER_DATA_DIR` from `env`.
+    pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
+        if let Some(v) = env("FL_SERVER_BIND") {
+            self.server.bind = v;
+        }
+        if let Some(v) = env("FL_SERVER_PORT") {
+            self.server.port = v.parse().map_err(|_| ConfigError::Env {
+                var: "FL_SERVER_PORT",
+                problem: format!("{v:?} is not a port number"),
+            })?;
+        }
+        if let Some(v) = env("FL_SERVER_DATA_DIR") {
+            self.server.data_dir = v.into();
+        }
+        Ok(())
+    }
+
+    /// The library configuration this file describes.
+    pub fn server_config(&self) -> ServerConfig {
+        let w = &self.world;
+        let secs = |s: f64| (s * 60.0).round().max(0.0) as u64;
+        let mut cfg = ServerConfig::default();
+        cfg.world.entity_cap = w.entity_soft_cap;
+        cfg.world.sim_workers = if w.sim_worker_threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            w.sim_worker_threads
+        };
+        cfg.snapshot.draw_distance_m = w.draw_distance_km * 1000.0;
+        cfg.snapshot.budget_bytes = w.snapshot_budget_bytes;
+        cfg.snapshot.compress = self.network.compress_snapshots;
+        cfg.snapshot.congestion = CongestionConfig {
+            enabled: w.congestion_enabled,
+            loss_threshold: w.congestion_loss_threshold,
+            min_send_hz: w.congestion_min_send_hz,
+            budget_floor_bytes: w.congestion_budget_floor_bytes,
+            ..CongestionConfig::default()
+        };
+        cfg.jitter.max_depth = w.jitter_buffer_depth;
+        cfg.jitter.adapt_window = w.jitter_buffer_adapt_window;
+        cfg.jitter.hysteresis = w.jitter_buffer_hysteresis;
+        cfg.jitter.jitter_multiplier = w.jitter_buffer_jitter_multiplier;
+        cfg.player_entity_type = w.player_entity_type.clone();
+        cfg.respawn_delay_ticks = secs(w.respawn_delay_s);
+        cfg.motd = self.server.motd.clone();
+        cfg.motd_display_s = self.server.motd_display_s;
+        cfg.operator_password =
+            Some(self.server.operator_password.clone()).filter(|p| !p.is_empty());
+        let a = &self.admission;
+        cfg.admission = AdmissionConfig {
+            bans: a.bans.iter().copied().collect(),
+            allowlist: (!a.allowlist.is_empty()).then(|| a.allowlist.iter().copied().collect()),
+            connect_rate: a.connect_rate,
+            connect_window_ticks: secs(a.connect_window_s),
+            max_per_ip: a.max_per_ip,
+            admin_auth_max_failures: a.admin_auth_max_failures,
+            admin_auth_lockout_ticks: secs(a.admin_auth_lockout_s),
+            password: Some(self.server.password.clone()).filter(|p| !p.is_empty()),
+            required_packs: a.required_packs.clone(),
+            allow_observers: a.allow_observers,
+            request_timeout_ticks: secs(a.request_timeout_s),
+        };
+        let wx = &self.weather;
+        cfg.weather = WeatherConfig {
+            cycle: wx
+                .presets
+                .iter()
+                .filter_map(|p| preset_from_name(p))
+                .map(PresetWeather::typical)
+                .collect(),
+            preset_ticks: secs(wx.preset_minutes * 60.0),
+            start_hour: wx.start_hour,
+            time_scale: wx.time_scale,
+            ..WeatherConfig::default()
+        };
+        cfg
+    }
+
+    /// The transport's idle timeout.
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.network.idle_timeout_s)
+    }
+}
+
+/// The spawn points used when the file names none: a line abreast at 3 km.
+pub fn default_spawn_points() -> Vec<SpawnPoint> {
+    ServerConfig::default().spawn_points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_file_parses_to_the_defaults() {
+        let (cfg, unknown) = parse(Path::new("server.toml"), DEFAULT_FILE).expect("parses");
+        assert!(unknown.is_empty());
+        assert_eq!(cfg, FileConfig::default());
+    }
+
+    #[test]
+    fn every_default_key_is_documented() {
+        // Uncommenting every `# key = value` line must still parse to the defaults.
+        let uncommented: String = DEFAULT_FILE
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(rest) if rest.contains(" = ") => rest.to_owned(),
+                _ => l.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (cfg, unknown) = parse(Path::new("server.toml"), &uncommented).expect("parses");
+        assert!(unknown.is_empty(), "{unknown:?}");
+        assert_eq!(cfg, FileConfig::default());
+    }
+
+    #[test]
+    fn unknown_keys_warn_and_bad_values_fail_with_their_key() {
+        let (_, unknown) = parse(
+            Path::new("s.toml"),
+            "[world]\ndraw_distance_km = 100.0\nbaseline_interval_ticks = 120\n",
+        )
+        .expect("parses");
+        assert_eq!(unknown, vec!["world.baseline_interval_ticks"]);
+        let err = parse(Path::new("s.toml"), "[world]\njitter_buffer_depth = 0\n")
+            .expect_err("out of range")
+            .to_string();
+        assert!(
+            err.contains("jitter_buffer_depth") && err.contains("s.toml"),
+            "{err}"
+        );
+        let err = parse(Path::new("s.toml"), "[server]\nport = \"x\"\n")
+            .expect_err("wrong type")
+            .to_string();
+        assert!(err.contains("port"), "{err}");
+        let err = parse(Path::new("s.toml"), "[weather]\npresets = [\"fog\"]\n")
+            .expect_err("unknown preset")
+            .to_string();
+        assert!(err.contains("fog"), "{err}");
+    }
+
+    #[test]
+    fn env_overrides_the_file() {
+        let mut cfg = FileConfig::default();
+        cfg.apply_env(|k| match k {
+            "FL_SERVER_BIND" => Some("127.0.0.1".into()),
+            "FL_SERVER_PORT" => Some("5000".into()),
+            _ => None,
+        })
+        .expect("valid");
+        assert_eq!(
+            (cfg.server.bind.as_str(), cfg.server.port),
+            ("127.0.0.1", 5000)
+        );
+        assert!(
+            cfg.apply_env(|k| (k == "FL_SERVER_PORT").then(|| "99999".into()))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_missing_file_is_written_with_commented_defaults() {
+        let dir = std::env::temp_dir().join(format!("fl-config-test-{}", std::process::id()));
+        let path = dir.join("server.toml");
+        let _ = std::fs::remove_dir_all(&dir);
+        let loaded = load_or_create(&path).expect("created");
+        assert!(loaded.created);
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("written"),
+            DEFAULT_FILE
+        );
+        let again = load_or_create(&path).expect("loaded");
+        assert!(!again.created);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_file_maps_onto_the_library_config() {
+        let (cfg, _) = parse(
+            Path::new("s.toml"),
+            "[world]\nsnapshot_budget_bytes = 0\nsim_worker_threads = 2\n[admission]\nbans = [\"10.0.0.1\"]\n[server]\npassword = \"pw\"\n",
+        )
+        .expect("parses");
+        let s = cfg.server_config();
+        assert_eq!(s.snapshot.budget_bytes, 0);
+        assert_eq!(s.world.sim_workers, 2);
+        assert_eq!(s.admission.password.as_deref(), Some("pw"));
+        assert!(
+            s.admission
+                .bans
+                .contains(&"10.0.0.1".parse::<IpAddr>().expect("ip"))
+        );
+    }
+}
