@@ -415,11 +415,22 @@ impl Autopilot {
                 (t, afterburner && t >= 1.0 && e > 10.0)
             }
         };
+        // A non-finite view (a corrupt state upstream) must not poison the loops for good.
+        for x in [
+            &mut self.pitch_integral,
+            &mut self.throttle_integral,
+            &mut self.last_n_cmd,
+        ] {
+            if !x.is_finite() {
+                *x = 0.0;
+            }
+        }
+        let finite = |x: f64| if x.is_finite() { x } else { 0.0 };
         Controls {
-            pitch,
-            roll,
-            yaw,
-            throttle,
+            pitch: finite(pitch),
+            roll: finite(roll),
+            yaw: finite(yaw),
+            throttle: finite(throttle),
             afterburner,
             ..Controls::default()
         }
@@ -549,5 +560,120 @@ impl HoldCourse {
             (h, me.altitude_m)
         });
         steer.accel(me, dir, 0.0, alt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::EntityId;
+
+    fn view() -> EntityView {
+        let mut v = EntityView::point(
+            EntityId::new(0, 1),
+            1,
+            Vec3::new(0.0, 3000.0, 0.0),
+            Vec3::new(0.0, 0.0, -200.0),
+        );
+        v.dynamic_pressure_pa = 18_000.0;
+        v.height_agl_m = 3000.0;
+        v
+    }
+
+    #[test]
+    fn level_demand_flies_wings_level_at_one_g() {
+        let mut ap = Autopilot::default();
+        let c = ap.fly(
+            &view(),
+            Vec3::ZERO,
+            5.0,
+            Power::Throttle {
+                throttle: 0.7,
+                afterburner: false,
+            },
+        );
+        assert!(ap.last_roll_error().abs() < 1e-12);
+        assert!(c.roll.abs() < 1e-12 && c.yaw.abs() < 1e-12);
+        assert_eq!(c.throttle, 0.7);
+        assert!(!ap.ground_guard_active());
+    }
+
+    #[test]
+    fn a_right_turn_demand_rolls_right_and_a_pull_up_pitches_up() {
+        let mut ap = Autopilot::default();
+        let me = view();
+        let power = Power::Throttle {
+            throttle: 1.0,
+            afterburner: false,
+        };
+        let c = ap.fly(&me, Vec3::new(20.0, 0.0, 0.0), 5.0, power);
+        assert!(ap.last_roll_error() > 1.0 && c.roll > 0.0, "{c:?}");
+        let mut ap = Autopilot::default();
+        let c = ap.fly(&me, Vec3::new(0.0, 20.0, 0.0), 5.0, power);
+        assert!(c.pitch > 0.0 && c.roll.abs() < 1e-12, "{c:?}");
+    }
+
+    #[test]
+    fn the_ground_guard_takes_over_in_a_low_dive() {
+        let mut me = view();
+        // 27° dive at 224 m/s: the pull-out needs 135 m, the reaction 200 m, the guard 200 m.
+        me.velocity = Vec3::new(0.0, -100.0, -200.0);
+        me.height_agl_m = 560.0;
+        let mut ap = Autopilot::default();
+        let c = ap.fly(
+            &me,
+            Vec3::ZERO,
+            5.0,
+            Power::Throttle {
+                throttle: 0.2,
+                afterburner: false,
+            },
+        );
+        assert!(!ap.ground_guard_active() && c.throttle == 0.2);
+        me.height_agl_m = 500.0;
+        let mut ap = Autopilot::default();
+        let c = ap.fly(
+            &me,
+            Vec3::new(0.0, -30.0, 0.0),
+            5.0,
+            Power::Throttle {
+                throttle: 0.2,
+                afterburner: false,
+            },
+        );
+        assert!(ap.ground_guard_active());
+        assert!(c.pitch > 0.0 && c.throttle == 1.0, "{c:?}");
+    }
+
+    #[test]
+    fn a_corrupt_view_does_not_poison_the_loops() {
+        let mut ap = Autopilot::default();
+        let power = Power::Speed {
+            mps: 200.0,
+            afterburner: true,
+        };
+        let mut bad = view();
+        bad.load_factor = f64::NAN;
+        bad.airspeed_mps = f64::NAN;
+        bad.dynamic_pressure_pa = f64::INFINITY;
+        let c = ap.fly(&bad, Vec3::new(f64::NAN, 0.0, 0.0), 5.0, power);
+        assert!(c.pitch.is_finite() && c.roll.is_finite() && c.throttle.is_finite());
+        let c = ap.fly(&view(), Vec3::ZERO, 5.0, power);
+        assert!(c.pitch.is_finite() && c.throttle.is_finite(), "{c:?}");
+    }
+
+    #[test]
+    fn the_dive_limit_shrinks_near_the_floor() {
+        let mut me = view();
+        me.height_agl_m = 5000.0;
+        assert!((dive_limit(&me) - 40f64.to_radians()).abs() < 1e-12);
+        me.height_agl_m = 300.0;
+        assert_eq!(dive_limit(&me), 0.0);
+        // Already diving 30° with a demand to dive more: the downward part is replaced by a
+        // pull back toward the limit.
+        me.height_agl_m = 1400.0; // limit 20°
+        me.velocity = Vec3::new(0.0, -100.0, -173.2);
+        let a = limit_flight_path(&me, Vec3::new(5.0, -50.0, 0.0), dive_limit(&me), 1.0);
+        assert!(a.y > 0.0 && a.x == 5.0, "{a:?}");
     }
 }
