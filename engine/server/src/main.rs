@@ -1,0 +1,249 @@
+//! `fl-server`: the dedicated server. Reads `server.toml` (writing commented defaults when it is
+//! missing), applies environment and command-line overrides, loads content, binds QUIC, runs the
+//! authoritative world at 60 Hz, and shuts down gracefully on SIGINT/SIGTERM (peers get a
+//! shutdown notice). Prints `listening on <addr>:<port> …` only once it is ready.
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use fl_content::{Content, ErrorPolicy, LoadOptions};
+use fl_net::quic::{QuicServer, ServerConfig as QuicConfig};
+use fl_server::config_file::{FileConfig, load_or_create};
+use fl_server::runtime::{Command, RuntimeConfig, spawn};
+use fl_server::server::Server;
+use fl_server::types::TypeRegistry;
+use fl_server::world::Pilot;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The fighters-legacy dedicated server.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Configuration file (written with commented defaults when missing).
+    #[arg(long, default_value = "server.toml")]
+    config: PathBuf,
+    /// Address to listen on (overrides [server] bind and FL_SERVER_BIND).
+    #[arg(long)]
+    bind: Option<IpAddr>,
+    /// Port (overrides [server] port and FL_SERVER_PORT; 0 = any free port).
+    #[arg(long)]
+    port: Option<u16>,
+    /// Directory of the server's persistent TLS identity.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Write tick and traffic metrics to this JSON file every second.
+    #[arg(long)]
+    metrics_json: Option<PathBuf>,
+    /// A mods directory to scan (repeatable; replaces [content] mods_dirs).
+    #[arg(long = "mods")]
+    mods_dirs: Vec<PathBuf>,
+    /// A content pack directory to load directly (repeatable; adds to [content] packs).
+    #[arg(long = "pack")]
+    packs: Vec<PathBuf>,
+    /// Simulation worker threads (0 = one per core).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// AI aircraft to spawn at start (overrides [world] ai_aircraft).
+    #[arg(long)]
+    ai: Option<usize>,
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Args::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("fl-server: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_atomically(path: &PathBuf, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
+}
+
+fn run(args: Args) -> Result<()> {
+    let loaded = load_or_create(&args.config)?;
+    if loaded.created {
+        tracing::info!(
+            "wrote the default configuration to {}",
+            args.config.display()
+        );
+    }
+    for key in &loaded.unknown_keys {
+        tracing::warn!("{}: unknown key {key} (ignored)", args.config.display());
+    }
+    let mut file: FileConfig = loaded.config;
+    file.apply_env(|k| std::env::var(k).ok())?;
+    if let Some(b) = args.bind {
+        file.server.bind = b.to_string();
+    }
+    if let Some(p) = args.port {
+        file.server.port = p;
+    }
+    if let Some(d) = args.data_dir {
+        file.server.data_dir = d;
+    }
+    if !args.mods_dirs.is_empty() {
+        file.content.mods_dirs = args.mods_dirs;
+    }
+    file.content.packs.extend(args.packs);
+    if let Some(w) = args.workers {
+        file.world.sim_worker_threads = w;
+    }
+    if let Some(n) = args.ai {
+        file.world.ai_aircraft = n;
+    }
+
+    let content = Content::load(&LoadOptions {
+        mods_dirs: file.content.mods_dirs.clone(),
+        pack_dirs: file.content.packs.clone(),
+        on_error: ErrorPolicy::SkipAndReport,
+        ..LoadOptions::default()
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))
+    .context("loading content")?;
+    for w in content.warnings() {
+        tracing::warn!("content: {w}");
+    }
+    for p in content.packs() {
+        tracing::info!("content pack {} {}", p.id, p.version);
+    }
+    let types = TypeRegistry::from_content(&content, 1);
+
+    let bind: IpAddr = file.server.bind.parse().with_context(|| {
+        format!(
+            "[server] bind = {:?} is not an IP address",
+            file.server.bind
+        )
+    })?;
+    let quic = QuicServer::bind(
+        SocketAddr::new(bind, file.server.port),
+        &file.server.data_dir,
+        QuicConfig {
+            idle_timeout: file.idle_timeout(),
+            max_connections: file.network.max_connections,
+            ..QuicConfig::default()
+        },
+    )
+    .context("binding the QUIC endpoint")?;
+    let addr = fl_net::ServerTransport::local_addr(&quic);
+    let fingerprint = quic.fingerprint();
+
+    let type_count = types.len();
+    let mut server = Server::new(file.server_config(), Box::new(quic), types);
+    spawn_ai(&mut server, &file);
+    let entities = server.world().len();
+
+    let on_metrics = args.metrics_json.map(|path| {
+        Box::new(move |m: &fl_server::runtime::Metrics| {
+            if let Err(e) = write_atomically(&path, &m.to_json()) {
+                tracing::warn!("cannot write {}: {e}", path.display());
+            }
+        }) as fl_server::runtime::MetricsSink
+    });
+    let handle = spawn(
+        server,
+        RuntimeConfig {
+            max_catchup_ticks: file.world.max_catchup_ticks,
+            ..RuntimeConfig::default()
+        },
+        on_metrics,
+    )
+    .context("starting the server thread")?;
+
+    let (stop_tx, stop_rx) = mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = stop_tx.send(());
+    })
+    .context("installing the signal handler")?;
+
+    println!(
+        "listening on {}:{} (QUIC; identity {fingerprint}; {type_count} entity types, {entities} entities)",
+        addr.ip(),
+        addr.port(),
+    );
+    loop {
+        match stop_rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(()) => {
+                tracing::info!("shutting down");
+                handle.command(Command::Shutdown {
+                    seconds: 0,
+                    reason: String::new(),
+                });
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if handle.is_finished() => {
+                anyhow::bail!("the server thread stopped unexpectedly");
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !handle.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(handle);
+    Ok(())
+}
+
+fn spawn_ai(server: &mut Server, file: &FileConfig) {
+    let Some(t) = server.types().pilot_type(
+        &file.world.player_entity_type,
+        &file.world.player_entity_type,
+    ) else {
+        if file.world.ai_aircraft > 0 {
+            tracing::warn!("no flyable type: AI aircraft not spawned");
+        }
+        return;
+    };
+    let points = server.config().spawn_points.clone();
+    for i in 0..file.world.ai_aircraft {
+        let ctrl = match fl_ai::build_from_line(
+            &file.world.ai_behaviour,
+            &fl_ai::FactoryContext::default(),
+        ) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("[world] ai_behaviour: {e}; AI aircraft not spawned");
+                return;
+            }
+        };
+        let base =
+            points
+                .get(i % points.len().max(1))
+                .copied()
+                .unwrap_or(fl_server::server::SpawnPoint {
+                    x: 0.0,
+                    z: 0.0,
+                    altitude_m: 3000.0,
+                    heading_deg: 0.0,
+                    speed_mps: 200.0,
+                });
+        let at = fl_server::server::SpawnPoint {
+            z: base.z + 8000.0 + (i / points.len().max(1)) as f64 * 500.0,
+            heading_deg: 180.0,
+            ..base
+        };
+        let faction = if i % 2 == 0 { 2 } else { 1 };
+        if server
+            .spawn_aircraft(t, faction, Pilot::Ai(ctrl), at)
+            .is_none()
+        {
+            tracing::warn!("the world is full after {i} AI aircraft");
+            break;
+        }
+    }
+}
