@@ -52,11 +52,11 @@ fn starts_listens_reports_and_stops_on_sigterm() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut json = String::new();
     while Instant::now() < deadline {
-        if let Ok(text) = std::fs::read_to_string(&metrics) {
-            if text.contains("\"tick_hz\"") {
-                json = text;
-                break;
-            }
+        if let Ok(text) = std::fs::read_to_string(&metrics)
+            && text.contains("\"tick_hz\"")
+        {
+            json = text;
+            break;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
