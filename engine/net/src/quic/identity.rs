@@ -14,6 +14,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -174,7 +175,7 @@ impl ServerIdentity {
         );
         // Write a private temporary file, then link it into place: if another process
         // created the identity meanwhile, we load theirs instead of replacing it.
-        let tmp = data_dir.join(format!(".{IDENTITY_FILE}.{}.tmp", std::process::id()));
+        let tmp = temp_path(data_dir, IDENTITY_FILE);
         write_private(&tmp, pem.as_bytes()).map_err(write_err)?;
         let linked = fs::hard_link(&tmp, &path);
         let _ = fs::remove_file(&tmp);
@@ -194,6 +195,14 @@ impl ServerIdentity {
             Err(e) => Err(write_err(e)),
         }
     }
+}
+
+/// A temporary file name next to `name` in `dir`, unique within this machine's processes
+/// and this process's threads.
+fn temp_path(dir: &Path, name: &str) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }
 
 /// Creates `path` (which must not exist) readable by the owner only, writes and syncs it.
@@ -323,6 +332,9 @@ impl KnownHosts {
     /// lose each other's entries), atomically: a temporary file renamed over the old one.
     /// An existing entry for `key` is kept (trust on *first* use).
     pub fn record(path: &Path, key: &str, fp: Fingerprint) -> Result<(), QuicError> {
+        // One writer at a time within this process (between processes the last rename wins).
+        static WRITING: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = WRITING.lock().unwrap_or_else(|p| p.into_inner());
         let mut hosts = Self::load(path)?;
         if hosts.get(key).is_some() {
             return Ok(());
@@ -341,8 +353,7 @@ impl KnownHosts {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "known_hosts".to_owned());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let _ = fs::remove_file(&tmp);
+        let tmp = temp_path(&dir, &name);
         write_private(&tmp, hosts.to_text().as_bytes()).map_err(write_err)?;
         if let Err(e) = fs::rename(&tmp, path) {
             let _ = fs::remove_file(&tmp);
@@ -464,6 +475,36 @@ mod tests {
         ] {
             assert!(bad.parse::<Fingerprint>().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn concurrent_first_uses_keep_every_entry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("nested").join("known_hosts");
+        let threads: Vec<_> = (0..8u8)
+            .map(|i| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    KnownHosts::record(&path, &format!("10.0.0.{i}:4778"), Fingerprint([i; 32]))
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("thread").expect("recorded");
+        }
+        // First use wins: a second record for a key changes nothing.
+        KnownHosts::record(&path, "10.0.0.3:4778", Fingerprint([99; 32])).expect("no-op");
+        let hosts = KnownHosts::load(&path).expect("valid");
+        for i in 0..8u8 {
+            assert_eq!(
+                hosts.get(&format!("10.0.0.{i}:4778")),
+                Some(Fingerprint([i; 32]))
+            );
+        }
+        let leftovers = fs::read_dir(path.parent().expect("dir"))
+            .expect("dir")
+            .count();
+        assert_eq!(leftovers, 1, "no temporary files left behind");
     }
 
     #[test]
