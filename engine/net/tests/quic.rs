@@ -755,3 +755,45 @@ fn disconnecting_a_peer_that_stopped_reading_completes_within_the_flush_bound() 
     let got = client_payloads(&p.c_events, Channel::Reliable).len();
     assert!(got < 112, "the peer had stopped reading ({got} chunks)");
 }
+
+#[test]
+fn ipv6_loopback_with_a_bracketed_known_hosts_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v6 = SocketAddr::new(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST), 0);
+    let mut server = match QuicServer::bind(v6, dir.path(), ServerConfig::default()) {
+        Ok(s) => s,
+        Err(QuicError::Bind { source, .. })
+            if source.kind() == std::io::ErrorKind::AddrNotAvailable =>
+        {
+            println!("skipped: this machine has no ::1");
+            return;
+        }
+        Err(e) => panic!("bind ::1: {e}"),
+    };
+    let addr = server.local_addr();
+    let known = dir.path().join("known_hosts");
+    let mut client =
+        QuicClient::connect(addr, "::1", TrustPolicy::KnownHosts(known.clone())).expect("starts");
+    let end = Instant::now() + PATIENCE;
+    let (mut sev, mut cev) = (Vec::new(), Vec::new());
+    while !(cev.contains(&ClientEvent::Connected)
+        && sev
+            .iter()
+            .any(|e| matches!(e, ServerEvent::Connected { .. })))
+    {
+        assert!(Instant::now() < end, "handshake over ::1: {sev:?} {cev:?}");
+        server.poll(&mut sev);
+        client.poll(&mut cev);
+        sleep(Duration::from_millis(1));
+    }
+    assert!(
+        sev.iter()
+            .any(|e| matches!(e, ServerEvent::Connected { addr, .. } if addr.is_ipv6()))
+    );
+    let key = format!("[::1]:{}", addr.port());
+    assert_eq!(known_hosts_key("::1", addr.port()), key);
+    assert_eq!(
+        KnownHosts::load(&known).expect("written").get(&key),
+        Some(server.fingerprint())
+    );
+}
