@@ -9,7 +9,6 @@
 
 use fl_protocol::ack::{ACK_WINDOW_BITS, AckStamp};
 use fl_protocol::snapshot::{DESPAWN_REPEAT_TICKS, RETENTION_TICKS};
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Known {
@@ -57,7 +56,9 @@ impl Streak {
 /// One peer's baselines.
 #[derive(Debug, Clone, Default)]
 pub struct PeerBaselines {
-    known: BTreeMap<u32, Known>,
+    /// Indexed by entity index (pool indices are dense and bounded by the pool's capacity).
+    known: Vec<Option<Known>>,
+    known_count: usize,
     ack: Option<AckStamp>,
     /// Entity indices to announce as despawned, with the snapshots left to repeat them.
     despawns: Vec<(u32, u64)>,
@@ -87,7 +88,7 @@ impl PeerBaselines {
             _ => self.ack = Some(stamp),
         }
         let Some(ack) = self.ack else { return };
-        for k in self.known.values_mut() {
+        for k in self.known.iter_mut().flatten() {
             if let Some(streak) = k.pending {
                 if streak.confirmed_by(&ack) {
                     k.pending = None;
@@ -104,7 +105,7 @@ impl PeerBaselines {
 
     /// Whether the entity's record this tick must be full.
     pub fn needs_full(&self, index: u32, generation: u32, tick: u64) -> bool {
-        match self.known.get(&index) {
+        match self.known.get(index as usize).copied().flatten() {
             None => true,
             Some(k) => {
                 k.generation != generation
@@ -116,7 +117,14 @@ impl PeerBaselines {
 
     /// Records that the entity was sent this tick, full or delta.
     pub fn on_sent(&mut self, index: u32, generation: u32, tick: u64, full: bool) {
-        let k = self.known.entry(index).or_insert(Known {
+        let i = index as usize;
+        if self.known.len() <= i {
+            self.known.resize(i + 1, None);
+        }
+        if self.known[i].is_none() {
+            self.known_count += 1;
+        }
+        let k = self.known[i].get_or_insert(Known {
             generation,
             last_sent: tick,
             pending: None,
@@ -139,14 +147,18 @@ impl PeerBaselines {
     /// Ticks since the entity was last sent (`None` if the peer does not know it).
     pub fn age(&self, index: u32, tick: u64) -> Option<u64> {
         self.known
-            .get(&index)
+            .get(index as usize)
+            .copied()
+            .flatten()
             .map(|k| tick.saturating_sub(k.last_sent))
     }
 
     /// The entity left the simulation: forget it and announce the despawn in the next few
     /// snapshots, if this peer ever heard of it.
     pub fn on_despawn(&mut self, index: u32) {
-        if self.known.remove(&index).is_some() {
+        let taken = self.known.get_mut(index as usize).and_then(Option::take);
+        if taken.is_some() {
+            self.known_count -= 1;
             self.despawns.retain(|(i, _)| *i != index);
             self.despawns.push((index, DESPAWN_REPEAT_TICKS));
         }
@@ -172,13 +184,17 @@ impl PeerBaselines {
     /// Forgets entities not sent within the retention window (the client has evicted them, so
     /// they will be sent full on return) — bounds the map by what the peer can still hold.
     pub fn prune(&mut self, tick: u64) {
-        self.known
-            .retain(|_, k| tick.saturating_sub(k.last_sent) < RETENTION_TICKS);
+        for slot in &mut self.known {
+            if slot.is_some_and(|k| tick.saturating_sub(k.last_sent) >= RETENTION_TICKS) {
+                *slot = None;
+                self.known_count -= 1;
+            }
+        }
     }
 
     /// Entities this peer currently knows.
     pub fn known_count(&self) -> usize {
-        self.known.len()
+        self.known_count
     }
 }
 

@@ -80,8 +80,10 @@ impl TickEncoding {
         } else {
             self.spatial.clear();
         }
-        for e in &entities {
-            self.spatial.insert(e.id.index, e.state.position);
+        // The index holds slot numbers (positions in `entities`), not entity indices, so a query
+        // needs no lookup per candidate; slots ascend with entity indices.
+        for (slot, e) in entities.iter().enumerate() {
+            self.spatial.insert(slot as u32, e.state.position);
         }
         self.entities = entities;
     }
@@ -173,7 +175,9 @@ impl PeerSnapshots {
             return None;
         }
         self.next_send_tick = tick + own_interval.max(gov_interval);
-        self.baselines.prune(tick);
+        if tick.is_multiple_of(30) {
+            self.baselines.prune(tick);
+        }
 
         // The extension block first: its size comes off the budget.
         let mut ext = Extensions::new();
@@ -221,16 +225,16 @@ impl PeerSnapshots {
         // Candidates: the interest set, plus the own entity wherever it is.
         enc.spatial
             .query(ctx.focus, cfg.draw_distance_m, &mut self.nearby);
-        if let Some(slot) = own_slot {
-            let idx = enc.entities[slot].id.index;
-            if let Err(pos) = self.nearby.binary_search(&idx) {
-                self.nearby.insert(pos, idx);
-            }
+        if let Some(slot) = own_slot
+            && let Err(pos) = self.nearby.binary_search(&(slot as u32))
+        {
+            self.nearby.insert(pos, slot as u32);
         }
         self.candidates.clear();
-        for &idx in &self.nearby {
-            let Some(slot) = enc.find(idx) else { continue };
+        for &slot in &self.nearby {
+            let slot = slot as usize;
             let e = &enc.entities[slot];
+            let idx = e.id.index;
             let full = self.baselines.needs_full(idx, e.id.generation, tick);
             let body = if full {
                 &enc.encoded[slot].full
@@ -246,6 +250,7 @@ impl PeerSnapshots {
             };
             self.candidates.push(Candidate {
                 index: idx,
+                slot,
                 distance_m: dist,
                 closing_mps: closing,
                 waited_ticks: self.baselines.age(idx, tick).unwrap_or(10_000),
@@ -262,7 +267,7 @@ impl PeerSnapshots {
         let mut fulls = 0u64;
         for ci in order {
             let idx = self.candidates[ci].index;
-            let Some(slot) = enc.find(idx) else { continue };
+            let slot = self.candidates[ci].slot;
             let e = &enc.entities[slot];
             let full = self.baselines.needs_full(idx, e.id.generation, tick);
             let is_own = Some(idx) == own_index;

@@ -33,6 +33,8 @@ impl Default for Weights {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Candidate {
     pub index: u32,
+    /// Where the caller keeps the entity (opaque to the scheduler).
+    pub slot: usize,
     pub distance_m: f64,
     /// Positive when approaching the peer.
     pub closing_mps: f64,
@@ -74,7 +76,8 @@ pub fn schedule(
         .filter(|(_, c)| Some(c.index) != own)
         .map(|(i, c)| (i, priority(c)))
         .collect();
-    order.sort_by(|a, b| {
+    // Indices are unique, so the order is total and an unstable sort is deterministic.
+    order.sort_unstable_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then(candidates[a.0].index.cmp(&candidates[b.0].index))
     });
@@ -101,6 +104,7 @@ mod tests {
     fn cand(index: u32, distance_m: f64, waited_ticks: u64) -> Candidate {
         Candidate {
             index,
+            slot: index as usize,
             distance_m,
             closing_mps: 0.0,
             waited_ticks,

@@ -1,0 +1,275 @@
+//! bot-swarm — a bounded load generator for fl-server: N bots speaking the real protocol fly
+//! scripted inputs for T seconds, over LinkSim in-process (deterministic traffic, virtual time)
+//! or QUIC on loopback, and the run is summarised as JSON (per-client downstream, snapshot
+//! cadence, loss, and the server's tick statistics).
+//!
+//! Loopback or in-memory only; counts and durations are capped.
+
+pub mod bot;
+
+use bot::{Bot, BotStats};
+use fl_net::linksim::{LinkConfig, SimEndpointConfig, SimNetwork};
+use fl_server::server::{Server, ServerConfig, SpawnPoint, TickTimings};
+use fl_server::types::TypeRegistry;
+use fl_server::world::Pilot;
+use serde_json::{Value, json};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+/// Most bots one run may start.
+pub const MAX_CLIENTS: usize = 1024;
+/// Longest run.
+pub const MAX_SECONDS: f64 = 600.0;
+/// Most AI aircraft.
+pub const MAX_AI: usize = 5000;
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwarmOptions {
+    pub clients: usize,
+    pub ai: usize,
+    pub seconds: f64,
+    pub workers: usize,
+    pub budget_bytes: usize,
+    pub compress: bool,
+    pub link: LinkConfig,
+    pub seed: u64,
+}
+
+impl Default for SwarmOptions {
+    fn default() -> Self {
+        Self {
+            clients: 16,
+            ai: 0,
+            seconds: 10.0,
+            workers: 1,
+            budget_bytes: 1200,
+            compress: true,
+            link: LinkConfig::default(),
+            seed: 1,
+        }
+    }
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SwarmError {
+    #[error("{0}")]
+    Limits(String),
+    #[error("loading the builtin types: {0}")]
+    Types(String),
+    #[error("network setup: {0}")]
+    Net(String),
+}
+
+impl SwarmOptions {
+    fn check(&self) -> Result<(), SwarmError> {
+        if self.clients == 0 || self.clients > MAX_CLIENTS {
+            return Err(SwarmError::Limits(format!(
+                "clients must be 1..={MAX_CLIENTS}"
+            )));
+        }
+        if self.ai > MAX_AI {
+            return Err(SwarmError::Limits(format!("ai must be at most {MAX_AI}")));
+        }
+        if !(self.seconds > 0.0 && self.seconds <= MAX_SECONDS) {
+            return Err(SwarmError::Limits(format!(
+                "seconds must be in (0, {MAX_SECONDS}]"
+            )));
+        }
+        Ok(())
+    }
+
+    fn server_config(&self) -> ServerConfig {
+        let mut cfg = ServerConfig::default();
+        cfg.world.sim_workers = self.workers.max(1);
+        cfg.world.entity_cap = self.clients + self.ai + 16;
+        cfg.snapshot.budget_bytes = self.budget_bytes;
+        cfg.snapshot.compress = self.compress;
+        cfg.admission.connect_rate = self.clients + 1;
+        cfg.admission.max_per_ip = self.clients + 1;
+        // A furball: pilots spawn on a 16-wide grid 300 m apart.
+        cfg.spawn_points = (0..self.clients.max(1))
+            .map(|i| SpawnPoint {
+                x: (i % 16) as f64 * 300.0 - 2400.0,
+                z: (i / 16) as f64 * 300.0,
+                altitude_m: 3000.0 + (i % 7) as f64 * 150.0,
+                heading_deg: (i * 53 % 360) as f64,
+                speed_mps: 220.0,
+            })
+            .collect();
+        cfg
+    }
+}
+
+/// Spawns `n` AI aircraft (patrol/attack) around the furball.
+pub fn spawn_ai(server: &mut Server, n: usize) -> usize {
+    let Some(t) = server.types().pilot_type("", "builtin:jet-trainer") else {
+        return 0;
+    };
+    let mut spawned = 0;
+    for i in 0..n {
+        let Ok(ctrl) = fl_ai::build_from_line(
+            "patrol_attack target=threat",
+            &fl_ai::FactoryContext::default(),
+        ) else {
+            break;
+        };
+        let at = SpawnPoint {
+            x: (i % 32) as f64 * 400.0 - 6400.0,
+            z: 6000.0 + (i / 32) as f64 * 400.0,
+            altitude_m: 2500.0 + (i % 9) as f64 * 200.0,
+            heading_deg: 180.0,
+            speed_mps: 200.0,
+        };
+        if server
+            .spawn_aircraft(t, (i % 2 + 1) as u16, Pilot::Ai(ctrl), at)
+            .is_none()
+        {
+            break;
+        }
+        spawned += 1;
+    }
+    spawned
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+fn phase(samples: &mut [f64]) -> Value {
+    samples.sort_by(f64::total_cmp);
+    json!({
+        "p50_ms": percentile(samples, 0.5),
+        "p95_ms": percentile(samples, 0.95),
+        "p99_ms": percentile(samples, 0.99),
+        "max_ms": samples.last().copied().unwrap_or(0.0),
+    })
+}
+
+/// Summarises bot statistics over `seconds` of traffic.
+pub fn client_summary(stats: &[BotStats], seconds: f64, ticks: u64) -> Value {
+    let kbs: Vec<f64> = stats
+        .iter()
+        .map(|s| (s.snapshot_bytes + s.other_bytes) as f64 / 1000.0 / seconds)
+        .collect();
+    let mean = kbs.iter().sum::<f64>() / kbs.len().max(1) as f64;
+    let interval_sum: u64 = stats.iter().map(|s| s.interval_sum).sum();
+    let interval_count: u64 = stats.iter().map(|s| s.interval_count).sum();
+    let snapshots: u64 = stats.iter().map(|s| s.snapshots).sum();
+    let records: u64 = stats.iter().map(|s| s.records).sum();
+    let snap_bytes: u64 = stats.iter().map(|s| s.snapshot_bytes).sum();
+    let expected = ticks * stats.len() as u64;
+    json!({
+        "admitted": stats.iter().filter(|s| s.admitted).count(),
+        "refused": stats.iter().filter(|s| s.refused.is_some()).count(),
+        "disconnected": stats.iter().filter(|s| s.disconnected.is_some()).count(),
+        "downstream_kbs_per_client": {
+            "mean": mean,
+            "min": kbs.iter().copied().fold(f64::INFINITY, f64::min),
+            "max": kbs.iter().copied().fold(0.0, f64::max),
+        },
+        "snapshot_interval_ticks_mean": interval_sum as f64 / interval_count.max(1) as f64,
+        "snapshots_per_client_per_s": snapshots as f64 / stats.len().max(1) as f64 / seconds,
+        "snapshot_share_of_ticks": snapshots as f64 / expected.max(1) as f64,
+        "stale_snapshots": stats.iter().map(|s| s.stale).sum::<u64>(),
+        "decode_errors": stats.iter().map(|s| s.decode_errors).sum::<u64>(),
+        "largest_snapshot_bytes": stats.iter().map(|s| s.largest_snapshot).max().unwrap_or(0),
+        "records_per_snapshot": records as f64 / snapshots.max(1) as f64,
+        "bytes_per_record": snap_bytes as f64 / records.max(1) as f64,
+    })
+}
+
+/// Runs the swarm over LinkSim in this process: the server and every bot step tick by tick in
+/// virtual time (traffic is deterministic; tick timings are this machine's wall time).
+pub fn run_linksim(opts: &SwarmOptions) -> Result<Value, SwarmError> {
+    opts.check()?;
+    let net = SimNetwork::new(opts.seed);
+    let addr = SocketAddr::new(
+        IpAddr::V4(Ipv4Addr::LOCALHOST),
+        fl_protocol::ids::DEFAULT_GAME_PORT,
+    );
+    let endpoint = net
+        .server(
+            addr,
+            SimEndpointConfig {
+                max_connections: opts.clients + 8,
+                ..SimEndpointConfig::default()
+            },
+        )
+        .map_err(|e| SwarmError::Net(e.to_string()))?;
+    let types = TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()))?;
+    let mut server = Server::new(opts.server_config(), Box::new(endpoint), types);
+    let ai = spawn_ai(&mut server, opts.ai);
+    let mut bots = Vec::with_capacity(opts.clients);
+    for i in 0..opts.clients {
+        // Spread bots over loopback addresses (127.0.1.x) like real hosts.
+        let ip = IpAddr::V4(Ipv4Addr::new(
+            127,
+            0,
+            1 + (i / 250) as u8,
+            (i % 250) as u8 + 1,
+        ));
+        let t = net
+            .connect_from(
+                SocketAddr::new(ip, 0),
+                addr,
+                opts.link,
+                SimEndpointConfig::default(),
+            )
+            .map_err(|e| SwarmError::Net(e.to_string()))?;
+        bots.push(Bot::new(i as u32, t));
+    }
+    let tick = Duration::from_nanos(16_666_667);
+    let ticks = (opts.seconds * 60.0).round() as u64;
+    let warmup = 120u64;
+    let mut timings: Vec<TickTimings> = Vec::with_capacity(ticks as usize);
+    let wall = Instant::now();
+    for t in 0..warmup + ticks {
+        net.advance(tick);
+        let timing = server.tick();
+        if t == warmup {
+            for b in &mut bots {
+                b.stats = BotStats {
+                    admitted: b.stats.admitted,
+                    ..BotStats::default()
+                };
+            }
+        }
+        if t >= warmup {
+            timings.push(timing);
+        }
+        for b in &mut bots {
+            b.step();
+        }
+    }
+    let ms = |f: fn(&TickTimings) -> Duration| -> Vec<f64> {
+        timings
+            .iter()
+            .map(|t| f(t).as_secs_f64() * 1000.0)
+            .collect()
+    };
+    let stats: Vec<BotStats> = bots.iter().map(|b| b.stats.clone()).collect();
+    Ok(json!({
+        "mode": "linksim",
+        "clients": opts.clients,
+        "ai": ai,
+        "seconds": opts.seconds,
+        "workers": opts.workers,
+        "budget_bytes": opts.budget_bytes,
+        "compress": opts.compress,
+        "entities": server.world().len(),
+        "wall_seconds": wall.elapsed().as_secs_f64(),
+        "server_tick": {
+            "total": phase(&mut ms(|t| t.total)),
+            "network": phase(&mut ms(|t| t.network)),
+            "world": phase(&mut ms(|t| t.world)),
+            "snapshots": phase(&mut ms(|t| t.snapshots)),
+            "load_factor": server.load_factor(),
+        },
+        "clients_summary": client_summary(&stats, opts.seconds, ticks),
+    }))
+}

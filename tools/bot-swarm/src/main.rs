@@ -1,0 +1,71 @@
+//! `bot-swarm`: run N bots against an in-process fl-server and print a JSON summary.
+
+use anyhow::Result;
+use bot_swarm::{SwarmOptions, run_linksim};
+use clap::Parser;
+use fl_net::linksim::{DirectionConfig, LinkConfig};
+use std::time::Duration;
+
+/// Load-test fl-server with bot clients (in-process, LinkSim; loopback only by construction).
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Bot clients (1..=1024).
+    #[arg(long, default_value_t = 16)]
+    clients: usize,
+    /// AI aircraft (0..=5000).
+    #[arg(long, default_value_t = 0)]
+    ai: usize,
+    /// Simulated seconds (after a 2 s warm-up).
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Server simulation worker threads.
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// Per-peer snapshot budget in bytes (0 = unlimited).
+    #[arg(long, default_value_t = 1200)]
+    budget: usize,
+    /// Send snapshots raw.
+    #[arg(long)]
+    no_compress: bool,
+    /// One-way latency of every bot's link, ms.
+    #[arg(long, default_value_t = 0.0)]
+    latency_ms: f64,
+    /// Loss on every bot's link (0..1).
+    #[arg(long, default_value_t = 0.0)]
+    loss: f64,
+    /// Random seed of the simulated network.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn main() -> std::process::ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bot-swarm: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(a: Args) -> Result<()> {
+    let dir = DirectionConfig {
+        latency: Duration::from_secs_f64(a.latency_ms.max(0.0) / 1000.0),
+        loss: a.loss,
+        ..DirectionConfig::default()
+    };
+    let opts = SwarmOptions {
+        clients: a.clients,
+        ai: a.ai,
+        seconds: a.seconds,
+        workers: a.workers,
+        budget_bytes: a.budget,
+        compress: !a.no_compress,
+        link: LinkConfig::symmetric(dir),
+        seed: a.seed,
+    };
+    let report = run_linksim(&opts)?;
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
