@@ -111,7 +111,7 @@ impl<T: ClientTransport> Bot<T> {
             seq_num: self.seq,
             tick_index: stamp.high,
             ack_mask: stamp.mask,
-            buttons: if (self.ticks / 600) % 2 == 0 {
+            buttons: if (self.ticks / 600).is_multiple_of(2) {
                 buttons::AFTERBURNER
             } else {
                 0
@@ -128,7 +128,7 @@ impl<T: ClientTransport> Bot<T> {
         if let Ok(bytes) = Message::from(input).encode() {
             let _ = self.transport.send(Channel::Unreliable, &bytes);
         }
-        if self.ticks % 60 == 0 {
+        if self.ticks.is_multiple_of(60) {
             let hb = Heartbeat {
                 ack_mask: stamp.mask,
                 tick_index: stamp.high,
