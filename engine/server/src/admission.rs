@@ -12,6 +12,9 @@ use fl_protocol::tlv::{Ext, Extensions, tag};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::IpAddr;
 
+/// Addresses whose admin-auth failures are remembered before counts (not lockouts) are dropped.
+const MAX_TRACKED_AUTH_ADDRESSES: usize = 100_000;
+
 /// `[server]`/`[admission]` settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdmissionConfig {
@@ -168,10 +171,14 @@ impl Admission {
             q.retain(|&t| tick.saturating_sub(t) < window);
             !q.is_empty()
         });
-        let lockout = self.cfg.admin_auth_lockout_ticks;
-        self.auth_failures.retain(|_, (n, until)| {
-            *n > 0 && until.is_none_or(|u| tick < u.saturating_add(lockout))
-        });
+        // Failure counts persist across reconnects (the spec keys them on the IP); a lockout
+        // lasts until it expires. Only a flood of distinct addresses may cut the counts short.
+        self.auth_failures
+            .retain(|_, (n, until)| *n > 0 || until.is_some_and(|u| tick < u));
+        if self.auth_failures.len() > MAX_TRACKED_AUTH_ADDRESSES {
+            self.auth_failures
+                .retain(|_, (_, until)| until.is_some_and(|u| tick < u));
+        }
     }
 
     fn locked_out(&self, ip: IpAddr, tick: u64) -> bool {

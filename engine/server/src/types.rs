@@ -105,6 +105,15 @@ impl TypeRegistry {
         self.types.iter().map(|t| t.wire.clone()).collect()
     }
 
+    /// The same registry with every flight model removed (a server that cannot spawn pilots;
+    /// used to test the `NoAirframe` refusal).
+    pub fn without_flight_models(mut self) -> Self {
+        for t in &mut self.types {
+            t.model = None;
+        }
+        self
+    }
+
     /// The type a pilot asking for `requested` gets: that type if it flies, else `default`,
     /// else the first type that flies (`None` when no type can be flown).
     pub fn pilot_type(&self, requested: &str, default: &str) -> Option<u32> {

@@ -174,3 +174,130 @@ fn a_peer_that_never_asks_is_never_admitted() {
     assert!(c.disconnected.is_some());
     assert_eq!(h.server.peer_count(), 0);
 }
+
+#[test]
+fn allowlist_admin_lockout_version_and_no_airframe_refusals() {
+    // Allowlist.
+    let mut cfg = ServerConfig::default();
+    cfg.admission.allowlist = Some([ip(2)].into_iter().collect());
+    let mut h = Harness::new(5, cfg);
+    let mut outsider = h.connect(ip(1), LinkConfig::default());
+    h.run(5, &mut [&mut outsider]);
+    assert_eq!(
+        outsider.refusal().map(|r| r.code),
+        Some(ConnectRefusalCode::AccessDenied)
+    );
+
+    // Admin-auth lockout: five bad passwords lock the address out of reconnecting.
+    let cfg = ServerConfig {
+        operator_password: Some("op".into()),
+        ..ServerConfig::default()
+    };
+    let mut h = Harness::new(6, cfg);
+    let mut admin = h.connect(ip(3), LinkConfig::default());
+    h.run(3, &mut [&mut admin]);
+    for req in 0..5u16 {
+        let cmd = fl_protocol::msg::admin::AdminCommand {
+            req_id: req,
+            token: "wrong".into(),
+            command: "status".into(),
+        };
+        admin.send_raw(
+            fl_net::Channel::Reliable,
+            &Message::from(cmd).encode().expect("encodes"),
+        );
+        h.run(2, &mut [&mut admin]);
+    }
+    h.run(10, &mut [&mut admin]);
+    assert!(
+        admin.disconnected.is_some(),
+        "kicked after the last failure"
+    );
+    let mut again = h.connect(ip(3), LinkConfig::default());
+    h.run(5, &mut [&mut again]);
+    assert_eq!(
+        again.refusal().map(|r| r.code),
+        Some(ConnectRefusalCode::AdminLockout)
+    );
+
+    // A request speaking another protocol version.
+    let mut h = Harness::new(7, ServerConfig::default());
+    let mut old = h.connect(ip(4), LinkConfig::default());
+    h.run(3, &mut [&mut old]);
+    let req = fl_protocol::msg::handshake::ConnectRequest {
+        protocol_version: PROTOCOL_VERSION + 1,
+        ..Default::default()
+    };
+    old.send_raw(
+        fl_net::Channel::Reliable,
+        &Message::from(req).encode().expect("encodes"),
+    );
+    h.run(10, &mut [&mut old]);
+    let refusal = old.refusal().expect("refused");
+    assert_eq!(refusal.code, ConnectRefusalCode::Generic);
+    assert!(refusal.reason.as_str().contains("Protocol version"));
+}
+
+#[test]
+fn a_server_without_aircraft_refuses_pilots_but_admits_observers() {
+    use fl_net::linksim::{SimEndpointConfig, SimNetwork};
+    let net = SimNetwork::new(8);
+    let endpoint = net
+        .server(common::server_addr(), SimEndpointConfig::default())
+        .expect("endpoint");
+    // Only the debug entity, which cannot fly.
+    let content = fl_content::Content::builtin().expect("builtin");
+    let reg = fl_server::types::TypeRegistry::from_content(&content, 1);
+    let only_debug = reg.index_of("builtin:debug-entity").expect("debug");
+    assert!(reg.get(only_debug).is_some());
+    let mut server = fl_server::server::Server::new(
+        ServerConfig {
+            player_entity_type: "builtin:debug-entity".into(),
+            ..ServerConfig::default()
+        },
+        Box::new(endpoint),
+        reg.without_flight_models(),
+    );
+    let mut pilot = TestClient::new(
+        net.connect_from(
+            std::net::SocketAddr::new(ip(1), 0),
+            common::server_addr(),
+            LinkConfig::default(),
+            SimEndpointConfig::default(),
+        )
+        .expect("connect"),
+    );
+    let mut observer = TestClient::new(
+        net.connect_from(
+            std::net::SocketAddr::new(ip(2), 0),
+            common::server_addr(),
+            LinkConfig::default(),
+            SimEndpointConfig::default(),
+        )
+        .expect("connect"),
+    );
+    let mut step = |server: &mut fl_server::server::Server, cs: &mut [&mut TestClient]| {
+        net.advance(common::TICK);
+        server.tick();
+        for c in cs.iter_mut() {
+            c.pump();
+        }
+    };
+    for _ in 0..3 {
+        step(&mut server, &mut [&mut pilot, &mut observer]);
+    }
+    pilot.request(PeerRole::Pilot, Extensions::new());
+    observer.request(PeerRole::Observer, Extensions::new());
+    for _ in 0..10 {
+        step(&mut server, &mut [&mut pilot, &mut observer]);
+    }
+    assert_eq!(
+        pilot.refusal().map(|r| r.code),
+        Some(ConnectRefusalCode::NoAirframe)
+    );
+    let ack = observer.admitted().expect("observers need no aircraft");
+    assert_eq!(
+        (ack.granted_role, ack.assigned_entity_gen),
+        (PeerRole::Observer, 0)
+    );
+}
