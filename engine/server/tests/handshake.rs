@@ -276,7 +276,7 @@ fn a_server_without_aircraft_refuses_pilots_but_admits_observers() {
         )
         .expect("connect"),
     );
-    let mut step = |server: &mut fl_server::server::Server, cs: &mut [&mut TestClient]| {
+    let step = |server: &mut fl_server::server::Server, cs: &mut [&mut TestClient]| {
         net.advance(common::TICK);
         server.tick();
         for c in cs.iter_mut() {
