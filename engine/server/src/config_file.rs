@@ -109,6 +109,13 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 [content]
 # mods_dirs = ["mods"]
 # packs = []                    # pack directories loaded directly
+
+[discovery]
+# beacon_enabled = false        # LAN presence broadcasts (UDP, outside the game transport)
+# beacon_target = "255.255.255.255:4780"
+# beacon_interval_ms = 2000
+# query_enabled = false         # answer server-info queries (UDP)
+# query_port = 0                # 0 = game port + 1
 "#;
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -277,6 +284,29 @@ impl Default for ContentSection {
     }
 }
 
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct DiscoverySection {
+    pub beacon_enabled: bool,
+    pub beacon_target: std::net::SocketAddr,
+    pub beacon_interval_ms: u64,
+    pub query_enabled: bool,
+    pub query_port: u16,
+}
+
+impl Default for DiscoverySection {
+    fn default() -> Self {
+        let d = crate::discovery::DiscoveryConfig::default();
+        Self {
+            beacon_enabled: false,
+            beacon_target: d.beacon_target,
+            beacon_interval_ms: d.beacon_interval.as_millis() as u64,
+            query_enabled: false,
+            query_port: 0,
+        }
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
@@ -287,6 +317,7 @@ pub struct FileConfig {
     pub admission: AdmissionSection,
     pub weather: WeatherSection,
     pub content: ContentSection,
+    pub discovery: DiscoverySection,
 }
 
 /// A loaded configuration and what the operator should know about it.
@@ -631,6 +662,30 @@ impl FileConfig {
             ..WeatherConfig::default()
         };
         cfg
+    }
+
+    /// The discovery settings for a server bound to `bind` on `game_port`.
+    pub fn discovery_config(
+        &self,
+        bind: IpAddr,
+        game_port: u16,
+    ) -> crate::discovery::DiscoveryConfig {
+        let d = &self.discovery;
+        crate::discovery::DiscoveryConfig {
+            beacon_enabled: d.beacon_enabled,
+            beacon_target: d.beacon_target,
+            beacon_interval: Duration::from_millis(d.beacon_interval_ms),
+            query_enabled: d.query_enabled,
+            query_bind: std::net::SocketAddr::new(
+                bind,
+                if d.query_port == 0 {
+                    game_port.wrapping_add(1)
+                } else {
+                    d.query_port
+                },
+            ),
+            ..crate::discovery::DiscoveryConfig::default()
+        }
     }
 
     /// The transport's idle timeout.

@@ -3,6 +3,7 @@
 
 pub mod admission;
 pub mod config_file;
+pub mod discovery;
 pub mod input;
 pub mod jitter;
 pub mod pool;

@@ -8,13 +8,14 @@ use clap::Parser;
 use fl_content::{Content, ErrorPolicy, LoadOptions};
 use fl_net::quic::{QuicServer, ServerConfig as QuicConfig};
 use fl_server::config_file::{FileConfig, load_or_create};
+use fl_server::discovery::{Discovery, ServerFacts};
 use fl_server::runtime::{Command, RuntimeConfig, spawn};
 use fl_server::server::Server;
 use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 /// The fighters-legacy dedicated server.
@@ -146,13 +147,36 @@ fn run(args: Args) -> Result<()> {
     spawn_ai(&mut server, &file);
     let entities = server.world().len();
 
-    let on_metrics = args.metrics_json.map(|path| {
-        Box::new(move |m: &fl_server::runtime::Metrics| {
-            if let Err(e) = write_atomically(&path, &m.to_json()) {
+    let facts = Arc::new(Mutex::new(ServerFacts {
+        name: file.server.name.clone(),
+        game_port: addr.port(),
+        max_players: file.network.max_connections.min(255) as u8,
+        build: env!("CARGO_PKG_VERSION").to_owned(),
+        game_mode_flags: fl_protocol::enums::game_mode::SANDBOX
+            | if file.server.password.is_empty() {
+                0
+            } else {
+                fl_protocol::enums::game_mode::PASSWORDED
+            },
+        ..ServerFacts::default()
+    }));
+    let discovery = Discovery::start(file.discovery_config(addr.ip(), addr.port()), facts.clone())
+        .context("starting LAN discovery / the query responder")?;
+    if let Some(q) = discovery.query_addr() {
+        tracing::info!("answering server queries on {q}");
+    }
+    let metrics_path = args.metrics_json;
+    let on_metrics: Option<fl_server::runtime::MetricsSink> =
+        Some(Box::new(move |m: &fl_server::runtime::Metrics| {
+            if let Ok(mut f) = facts.lock() {
+                f.player_count = m.peers.len().min(255) as u8;
+            }
+            if let Some(path) = &metrics_path
+                && let Err(e) = write_atomically(path, &m.to_json())
+            {
                 tracing::warn!("cannot write {}: {e}", path.display());
             }
-        }) as fl_server::runtime::MetricsSink
-    });
+        }));
     let handle = spawn(
         server,
         RuntimeConfig {
@@ -196,6 +220,7 @@ fn run(args: Args) -> Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(handle);
+    drop(discovery);
     Ok(())
 }
 
