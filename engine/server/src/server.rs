@@ -559,14 +559,25 @@ impl Server {
     }
 
     fn on_disconnected(&mut self, peer: PeerId, reason: &DisconnectReason) {
-        let Some(slot) = self.peers.remove(&peer) else {
-            return;
-        };
-        tracing::info!(peer, addr = %slot.addr, "disconnected: {reason}");
+        if let Some(addr) = self.forget_peer(peer) {
+            tracing::info!(peer, %addr, "disconnected: {reason}");
+        }
+    }
+
+    /// Removes a peer from the table, releases its per-IP slot and despawns its aircraft.
+    fn forget_peer(&mut self, peer: PeerId) -> Option<SocketAddr> {
+        let slot = self.peers.remove(&peer)?;
         self.admission.on_disconnect(slot.addr.ip());
         if let Some(entity) = slot.admitted.and_then(|a| a.entity) {
             self.world.despawn(entity);
         }
+        Some(slot.addr)
+    }
+
+    /// Closes a peer's connection with a reason and forgets it.
+    fn kick(&mut self, peer: PeerId, reason: &str) {
+        self.transport.disconnect(peer, reason);
+        self.forget_peer(peer);
     }
 
     fn refuse(&mut self, peer: PeerId, refusal: Refusal) {
@@ -581,13 +592,7 @@ impl Server {
             msg.into(),
             &Extensions::new(),
         );
-        self.transport.disconnect(peer, &refusal.reason);
-        if let Some(slot) = self.peers.remove(&peer) {
-            self.admission.on_disconnect(slot.addr.ip());
-            if let Some(entity) = slot.admitted.and_then(|a| a.entity) {
-                self.world.despawn(entity);
-            }
-        }
+        self.kick(peer, &refusal.reason);
     }
 
     fn malformed(&mut self, peer: PeerId, what: &str) {
@@ -599,14 +604,7 @@ impl Server {
         tracing::debug!(peer, "malformed packet: {what}");
         if slot.malformed_tokens < 0.0 {
             tracing::warn!(peer, addr = %slot.addr, "too many malformed packets; disconnecting");
-            self.transport
-                .disconnect(peer, "protocol violation: too many malformed packets");
-            if let Some(slot) = self.peers.remove(&peer) {
-                self.admission.on_disconnect(slot.addr.ip());
-                if let Some(entity) = slot.admitted.and_then(|a| a.entity) {
-                    self.world.despawn(entity);
-                }
-            }
+            self.kick(peer, "protocol violation: too many malformed packets");
         }
     }
 
@@ -691,13 +689,7 @@ impl Server {
                 .admission
                 .admin_auth_failed(addr.ip(), self.service_ticks)
             {
-                self.transport.disconnect(peer, "Access denied.");
-                if let Some(slot) = self.peers.remove(&peer) {
-                    self.admission.on_disconnect(slot.addr.ip());
-                    if let Some(e) = slot.admitted.and_then(|a| a.entity) {
-                        self.world.despawn(e);
-                    }
-                }
+                self.kick(peer, "Access denied.");
             }
             return;
         }
