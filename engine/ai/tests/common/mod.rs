@@ -13,36 +13,13 @@ use fl_flight::model::AircraftModel;
 use fl_flight::schema::{parse_flight_model, read_flight_model};
 use fl_flight::spawn::trim_level;
 use fl_flight::{AircraftState, Controls, StepEnv, outputs, step};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The shared directory: `$FL_SHARED_DIR`, else `<workspace>/../shared`, else `/work/shared`.
-pub fn shared_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("FL_SHARED_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let candidate = ws.join("../shared");
-    if candidate.is_dir() {
-        return Some(candidate);
-    }
-    let fallback = PathBuf::from("/work/shared");
-    fallback.is_dir().then_some(fallback)
-}
-
-/// The fixture pack, or `None` (after printing why) when absent. Panics instead when
-/// `FL_REQUIRE_FIXTURES=1`.
-pub fn pack() -> Option<PathBuf> {
-    let p = shared_dir()
-        .map(|d| d.join("fixtures/fl-base-pack"))
-        .filter(|p| p.join("aircraft").is_dir());
-    if p.is_none() {
-        if std::env::var("FL_REQUIRE_FIXTURES").as_deref() == Ok("1") {
-            panic!("FL_REQUIRE_FIXTURES=1 but the fixture pack was not found (set FL_SHARED_DIR)");
-        }
-        println!("skipped: fixtures not found");
-    }
-    p
-}
+// The one fixture locator lives with fl-flight's tests; include it rather than copy it.
+#[path = "../../../flight/tests/common/mod.rs"]
+mod fixtures;
+#[allow(unused_imports)]
+pub use fixtures::{pack, shared_dir};
 
 /// A pack aircraft's compiled model.
 pub fn pack_model(pack: &Path, name: &str) -> AircraftModel {
