@@ -1,0 +1,565 @@
+//! The render bridge: one consistent render list per frame — the own aircraft from prediction,
+//! every other entity interpolated from a snapshot buffer at `now − delay`.
+//!
+//! The snapshot clock maps local time to server ticks from the arrival times of snapshots (a
+//! smoothed offset plus its mean deviation). The interpolation delay starts from lightyear's rule
+//! of thumb — `send_interval × 1.7` — using the measured interval between received snapshot ticks
+//! (so loss and server decimation widen it), plus `k ×` the measured arrival jitter, clamped to
+//! `[min_delay, max_delay]`. The render time follows its target at ±5 % speed (snapping only on
+//! gross jumps), so motion never stutters when the delay adapts.
+//!
+//! Between two samples the position is a cubic Hermite curve through both positions with both
+//! velocities and the orientation is slerped; past the newest sample it is extrapolated with the
+//! last velocity for at most `max_extrapolation`, then held. A new generation (respawn, slot
+//! reuse) clears an entity's buffer and a sample that cannot be reached from the previous one
+//! with the velocities given (a teleport) is never interpolated into.
+//!
+//! Owns the per-entity buffers and the render clock; reads the session's entity table.
+
+use crate::TICK_S;
+use crate::entities::{Articulation, EntityTable, Upsert};
+use crate::geom::{hermite, hermite_velocity, slerp};
+use crate::prediction::OwnPose;
+use crate::session::{OwnEntity, SnapshotUpdate};
+use crate::stats::{Ewma, Samples};
+use fl_flight::math::{Quat, Vec3};
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+/// Tuning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterpolationConfig {
+    /// Delay in measured snapshot intervals (lightyear's default ratio is 1.7).
+    pub send_interval_ratio: f64,
+    /// Delay added per unit of measured arrival jitter (mean deviation).
+    pub jitter_multiplier: f64,
+    pub min_delay: Duration,
+    pub max_delay: Duration,
+    /// Longest extrapolation past the newest sample before holding.
+    pub max_extrapolation: Duration,
+    /// A sample this far from where the previous one's motion leads is a teleport.
+    pub teleport_distance_m: f64,
+    /// Samples kept per entity.
+    pub max_samples: usize,
+    /// How fast the render clock may run fast or slow to follow its target (fraction).
+    pub clock_rate_limit: f64,
+}
+
+impl Default for InterpolationConfig {
+    fn default() -> Self {
+        Self {
+            send_interval_ratio: 1.7,
+            jitter_multiplier: 2.5,
+            min_delay: Duration::from_millis(17),
+            max_delay: Duration::from_millis(500),
+            max_extrapolation: Duration::from_millis(200),
+            teleport_distance_m: 50.0,
+            max_samples: 90,
+            clock_rate_limit: 0.05,
+        }
+    }
+}
+
+/// Where an entity's pose came from this frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoseSource {
+    /// The own aircraft from prediction.
+    Predicted,
+    /// Between two snapshot samples.
+    Interpolated,
+    /// Past the newest sample, within the extrapolation cap.
+    Extrapolated,
+    /// Held: before the first sample, or past the extrapolation cap.
+    Held,
+}
+
+/// One entity to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderEntity {
+    pub idx: u32,
+    pub generation: u16,
+    pub type_index: u32,
+    pub faction: u16,
+    pub own: bool,
+    pub position: Vec3,
+    /// Engine-body → world (glTF convention: X right, Y up, Z aft).
+    pub orientation: Quat,
+    pub velocity: Vec3,
+    pub articulation: Articulation,
+    pub damage_level: u8,
+    pub throttle_pct: u8,
+    pub ab_engaged: bool,
+    pub source: PoseSource,
+}
+
+/// Everything the renderer and HUD read for one frame.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RenderFrame {
+    pub now: Duration,
+    /// The (fractional) server tick remote entities are drawn at.
+    pub render_tick: Option<f64>,
+    pub delay: Duration,
+    pub entities: Vec<RenderEntity>,
+}
+
+impl RenderFrame {
+    /// The entity with pool index `idx`.
+    pub fn entity(&self, idx: u32) -> Option<&RenderEntity> {
+        self.entities.iter().find(|e| e.idx == idx)
+    }
+
+    /// The own aircraft.
+    pub fn own(&self) -> Option<&RenderEntity> {
+        self.entities.iter().find(|e| e.own)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    tick: u64,
+    position: Vec3,
+    velocity: Vec3,
+    orientation: Quat,
+    /// Not reachable from the previous sample: never interpolate into it.
+    teleport: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Track {
+    generation: u16,
+    type_index: u32,
+    faction: u16,
+    damage_level: u8,
+    throttle_pct: u8,
+    ab_engaged: bool,
+    articulation: Articulation,
+    samples: VecDeque<Sample>,
+}
+
+/// Counters.
+#[derive(Debug, Clone, Default)]
+pub struct BridgeStats {
+    pub snapshots: u64,
+    /// Wall time between consecutive snapshot arrivals, ms.
+    pub arrival_interval_ms: Samples,
+    pub teleports: u64,
+    pub clock_snaps: u64,
+    pub extrapolated_poses: u64,
+    pub held_poses: u64,
+    pub interpolated_poses: u64,
+}
+
+/// The bridge.
+#[derive(Debug)]
+pub struct RenderBridge {
+    cfg: InterpolationConfig,
+    tracks: BTreeMap<u32, Track>,
+    /// Smoothed `server time − local time` of arrivals, s.
+    offset_s: Ewma,
+    /// Mean absolute deviation of arrivals from it, s.
+    deviation_s: Ewma,
+    /// Ticks between consecutive received snapshots.
+    tick_interval: Ewma,
+    /// RFC 3550 interarrival jitter, s.
+    rfc_jitter_s: f64,
+    last_arrival: Option<(Duration, u64)>,
+    render_tick: Option<f64>,
+    last_frame: Option<Duration>,
+    frame: RenderFrame,
+    pub stats: BridgeStats,
+}
+
+impl RenderBridge {
+    pub fn new(cfg: InterpolationConfig) -> Self {
+        Self {
+            cfg,
+            tracks: BTreeMap::new(),
+            offset_s: Ewma::new(32.0),
+            deviation_s: Ewma::new(32.0),
+            tick_interval: Ewma::new(16.0),
+            rfc_jitter_s: 0.0,
+            last_arrival: None,
+            render_tick: None,
+            last_frame: None,
+            frame: RenderFrame::default(),
+            stats: BridgeStats::default(),
+        }
+    }
+
+    pub fn config(&self) -> &InterpolationConfig {
+        &self.cfg
+    }
+
+    /// The current interpolation delay.
+    pub fn delay(&self) -> Duration {
+        let interval = self.tick_interval.get().unwrap_or(1.0).max(1.0) * TICK_S;
+        let dev = self.deviation_s.get().unwrap_or(0.0);
+        let d = self.cfg.send_interval_ratio * interval + self.cfg.jitter_multiplier * dev;
+        Duration::from_secs_f64(
+            d.clamp(
+                self.cfg.min_delay.as_secs_f64(),
+                self.cfg
+                    .max_delay
+                    .as_secs_f64()
+                    .max(self.cfg.min_delay.as_secs_f64()),
+            ),
+        )
+    }
+
+    /// Measured ticks between received snapshots.
+    pub fn snapshot_interval_ticks(&self) -> Option<f64> {
+        self.tick_interval.get()
+    }
+
+    /// RFC 3550 interarrival jitter of snapshots.
+    pub fn jitter(&self) -> Duration {
+        Duration::from_secs_f64(self.rfc_jitter_s.max(0.0))
+    }
+
+    /// The fractional server tick remote entities were last drawn at.
+    pub fn render_tick(&self) -> Option<f64> {
+        self.render_tick
+    }
+
+    /// The last frame built.
+    pub fn frame(&self) -> &RenderFrame {
+        &self.frame
+    }
+
+    /// Entities with a buffer.
+    pub fn tracked(&self) -> usize {
+        self.tracks.len()
+    }
+
+    /// Forgets everything (a new session).
+    pub fn clear(&mut self) {
+        *self = Self::new(self.cfg.clone());
+    }
+
+    /// Takes one applied snapshot (after the session updated `table`).
+    pub fn on_snapshot(&mut self, update: &SnapshotUpdate, table: &EntityTable) {
+        self.stats.snapshots += 1;
+        let t = update.received_at.as_secs_f64();
+        let server_s = update.tick as f64 * TICK_S;
+        let o = server_s - t;
+        if let Some(prev) = self.offset_s.get() {
+            self.deviation_s.push((o - prev).abs());
+        }
+        self.offset_s.push(o);
+        if let Some((at, tick)) = self.last_arrival
+            && update.tick > tick
+        {
+            let arrival = update.received_at.saturating_sub(at).as_secs_f64();
+            let d = arrival - (update.tick - tick) as f64 * TICK_S;
+            self.rfc_jitter_s += (d.abs() - self.rfc_jitter_s) / 16.0;
+            self.tick_interval.push((update.tick - tick) as f64);
+            self.stats.arrival_interval_ms.push(arrival * 1000.0);
+        }
+        self.last_arrival = Some((update.received_at, update.tick));
+
+        for idx in &update.removed {
+            self.tracks.remove(idx);
+        }
+        for &(idx, kind) in &update.changes {
+            let Some(e) = table.get(idx) else { continue };
+            let track = self.tracks.entry(idx).or_insert_with(|| Track {
+                generation: e.generation,
+                type_index: e.type_index,
+                faction: e.faction,
+                damage_level: 0,
+                throttle_pct: 0,
+                ab_engaged: false,
+                articulation: Articulation::default(),
+                samples: VecDeque::new(),
+            });
+            if kind == Upsert::Replaced || track.generation != e.generation {
+                // Another entity in this slot: never interpolate from the old one.
+                track.samples.clear();
+            }
+            track.generation = e.generation;
+            track.type_index = e.type_index;
+            track.faction = e.faction;
+            track.damage_level = e.damage_level;
+            track.throttle_pct = e.throttle_pct;
+            track.ab_engaged = e.ab_engaged;
+            track.articulation = e.articulation;
+            if track.samples.back().is_some_and(|s| s.tick >= e.last_tick) {
+                continue;
+            }
+            let teleport = track.samples.back().is_some_and(|s| {
+                let h = (e.last_tick - s.tick) as f64 * TICK_S;
+                let expected = s.position + (s.velocity + e.velocity) * (0.5 * h);
+                (e.position - expected).length() > self.cfg.teleport_distance_m
+            });
+            self.stats.teleports += u64::from(teleport);
+            track.samples.push_back(Sample {
+                tick: e.last_tick,
+                position: e.position,
+                velocity: e.velocity,
+                orientation: e.orientation,
+                teleport,
+            });
+            while track.samples.len() > self.cfg.max_samples.max(2) {
+                track.samples.pop_front();
+            }
+        }
+    }
+
+    fn advance_clock(&mut self, now: Duration) -> Option<f64> {
+        let offset = self.offset_s.get()?;
+        let target = (now.as_secs_f64() + offset - self.delay().as_secs_f64()) / TICK_S;
+        let frame_ticks = self
+            .last_frame
+            .map_or(0.0, |l| now.saturating_sub(l).as_secs_f64() / TICK_S);
+        let rt = match self.render_tick {
+            None => target,
+            Some(rt) => {
+                let rt = rt + frame_ticks;
+                let err = target - rt;
+                if err.abs() > 30.0 {
+                    self.stats.clock_snaps += 1;
+                    target
+                } else {
+                    let limit = self.cfg.clock_rate_limit * frame_ticks;
+                    rt + (err * 0.1).clamp(-limit, limit)
+                }
+            }
+        };
+        self.render_tick = Some(rt);
+        Some(rt)
+    }
+
+    /// Builds the frame for `now`; `own` is the predicted own pose (when prediction runs) and
+    /// `own_entity` identifies the own aircraft.
+    pub fn build_frame(
+        &mut self,
+        now: Duration,
+        own: Option<&OwnPose>,
+        own_entity: Option<OwnEntity>,
+    ) -> &RenderFrame {
+        let rt = self.advance_clock(now);
+        self.last_frame = Some(now);
+        let mut entities = std::mem::take(&mut self.frame.entities);
+        entities.clear();
+        let max_extra = self.cfg.max_extrapolation.as_secs_f64();
+        for (&idx, track) in &self.tracks {
+            let is_own = own_entity.is_some_and(|o| o.matches_wire(idx, track.generation));
+            let pose = match (is_own, own, rt) {
+                (true, Some(p), _) => {
+                    Some((p.position, p.orientation, p.velocity, PoseSource::Predicted))
+                }
+                (_, _, Some(rt)) => sample_track(track, rt, max_extra),
+                _ => None,
+            };
+            let Some((position, orientation, velocity, source)) = pose else {
+                continue;
+            };
+            match source {
+                PoseSource::Interpolated => self.stats.interpolated_poses += 1,
+                PoseSource::Extrapolated => self.stats.extrapolated_poses += 1,
+                PoseSource::Held => self.stats.held_poses += 1,
+                PoseSource::Predicted => {}
+            }
+            entities.push(RenderEntity {
+                idx,
+                generation: track.generation,
+                type_index: track.type_index,
+                faction: track.faction,
+                own: is_own,
+                position,
+                orientation,
+                velocity,
+                articulation: track.articulation,
+                damage_level: track.damage_level,
+                throttle_pct: track.throttle_pct,
+                ab_engaged: track.ab_engaged,
+                source,
+            });
+        }
+        self.frame = RenderFrame {
+            now,
+            render_tick: rt,
+            delay: self.delay(),
+            entities,
+        };
+        &self.frame
+    }
+}
+
+/// The pose of a track at fractional tick `rt`.
+fn sample_track(
+    track: &Track,
+    rt: f64,
+    max_extra_s: f64,
+) -> Option<(Vec3, Quat, Vec3, PoseSource)> {
+    let s = &track.samples;
+    let first = s.front()?;
+    let last = s.back()?;
+    if rt < first.tick as f64 {
+        return Some((
+            first.position,
+            first.orientation,
+            first.velocity,
+            PoseSource::Held,
+        ));
+    }
+    if rt >= last.tick as f64 {
+        return Some(extrapolate(last, rt, max_extra_s));
+    }
+    // The segment [a, b] with a.tick ≤ rt < b.tick.
+    let i = s.partition_point(|x| (x.tick as f64) <= rt);
+    let (a, b) = (&s[i - 1], &s[i]);
+    if b.teleport {
+        return Some(extrapolate(a, rt, max_extra_s));
+    }
+    let h = (b.tick - a.tick) as f64 * TICK_S;
+    let u = (rt - a.tick as f64) / (b.tick - a.tick) as f64;
+    Some((
+        hermite(a.position, a.velocity, b.position, b.velocity, h, u),
+        slerp(a.orientation, b.orientation, u),
+        hermite_velocity(a.position, a.velocity, b.position, b.velocity, h, u),
+        PoseSource::Interpolated,
+    ))
+}
+
+fn extrapolate(s: &Sample, rt: f64, max_extra_s: f64) -> (Vec3, Quat, Vec3, PoseSource) {
+    let over = ((rt - s.tick as f64) * TICK_S).max(0.0);
+    if over <= max_extra_s {
+        let source = if over > 0.0 {
+            PoseSource::Extrapolated
+        } else {
+            PoseSource::Interpolated
+        };
+        (
+            s.position + s.velocity * over,
+            s.orientation,
+            s.velocity,
+            source,
+        )
+    } else {
+        (
+            s.position + s.velocity * max_extra_s,
+            s.orientation,
+            Vec3::ZERO,
+            PoseSource::Held,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fl_protocol::snapshot::{EntityState, RecordKind, SnapshotRecord, origin_for};
+
+    fn update_with(
+        table: &mut EntityTable,
+        tick: u64,
+        at: Duration,
+        x: f64,
+        generation: u32,
+    ) -> SnapshotUpdate {
+        let state = EntityState {
+            idx: 9,
+            generation,
+            type_index: 1,
+            position: [x, 2000.0, 0.0],
+            orientation: [0.0, 0.0, 0.0, 1.0],
+            velocity: [250.0, 0.0, 0.0],
+            ..EntityState::default()
+        };
+        let origin = origin_for(state.position);
+        let rec = SnapshotRecord::quantize(&state, 0, origin, RecordKind::FULL);
+        let kind = table.apply_record(&rec, origin, tick).expect("applied");
+        SnapshotUpdate {
+            tick,
+            received_at: at,
+            bytes: 0,
+            own: None,
+            changes: vec![(9, kind)],
+            removed: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+
+    fn tick_time(t: u64) -> Duration {
+        Duration::from_secs_f64(t as f64 * TICK_S + 0.05)
+    }
+
+    #[test]
+    fn a_steady_target_is_interpolated_smoothly_behind_now() {
+        let mut table = EntityTable::new();
+        let mut b = RenderBridge::new(InterpolationConfig::default());
+        let mut last_x: Option<f64> = None;
+        for t in 100..400u64 {
+            let x = 1000.0 + (t - 100) as f64 * 250.0 * TICK_S;
+            let u = update_with(&mut table, t, tick_time(t), x, 1);
+            b.on_snapshot(&u, &table);
+            // Three frames per tick (180 fps).
+            for f in 0..3 {
+                let now = tick_time(t) + Duration::from_secs_f64(f as f64 * TICK_S / 3.0);
+                let frame = b.build_frame(now, None, None);
+                let e = frame.entity(9).expect("drawn");
+                if t > 130 {
+                    assert_eq!(e.source, PoseSource::Interpolated, "tick {t}");
+                    let rt = frame.render_tick.expect("clock");
+                    let truth = 1000.0 + (rt - 100.0) * 250.0 * TICK_S;
+                    assert!(
+                        (e.position.x - truth).abs() < 0.1,
+                        "{} vs {truth}",
+                        e.position.x
+                    );
+                    let step = e.position.x - last_x.expect("previous frame");
+                    assert!((step - 250.0 * TICK_S / 3.0).abs() < 0.2, "step {step}");
+                }
+                last_x = Some(e.position.x);
+            }
+        }
+        let d = b.delay().as_secs_f64();
+        assert!((d - 1.7 * TICK_S).abs() < 0.002, "delay {d}");
+    }
+
+    #[test]
+    fn gaps_extrapolate_briefly_then_hold_and_respawns_do_not_blend() {
+        let mut table = EntityTable::new();
+        let mut b = RenderBridge::new(InterpolationConfig::default());
+        for t in 0..60u64 {
+            let u = update_with(&mut table, t, tick_time(t), t as f64 * 250.0 * TICK_S, 1);
+            b.on_snapshot(&u, &table);
+            b.build_frame(tick_time(t), None, None);
+        }
+        // Nothing for a second.
+        let mut sources = Vec::new();
+        for f in 60..120u64 {
+            let frame = b.build_frame(tick_time(f), None, None);
+            sources.push(frame.entity(9).expect("kept").source);
+        }
+        assert!(sources.contains(&PoseSource::Extrapolated));
+        assert_eq!(sources.last(), Some(&PoseSource::Held));
+        // A respawn far away: the buffer restarts, no blend from the old position.
+        let u = update_with(&mut table, 120, tick_time(120), 90_000.0, 2);
+        b.on_snapshot(&u, &table);
+        let frame = b.build_frame(tick_time(121), None, None);
+        let e = frame.entity(9).expect("drawn");
+        assert_eq!(e.generation, 2);
+        assert!((e.position.x - 90_000.0).abs() < 200.0, "{}", e.position.x);
+    }
+
+    #[test]
+    fn a_teleport_is_never_interpolated_into() {
+        let mut table = EntityTable::new();
+        let mut b = RenderBridge::new(InterpolationConfig::default());
+        for t in 0..40u64 {
+            let x = if t < 20 { t as f64 } else { 50_000.0 };
+            let u = update_with(&mut table, t, tick_time(t), x, 1);
+            b.on_snapshot(&u, &table);
+        }
+        assert_eq!(b.stats.teleports, 1);
+        let track = b.tracks.get(&9).expect("track");
+        let p = sample_track(track, 19.5, 0.2).expect("pose");
+        assert!(
+            p.0.x < 100.0,
+            "no blend towards the teleport target: {}",
+            p.0.x
+        );
+    }
+}

@@ -1,0 +1,342 @@
+//! The client frame loop, composing the session, the input clock, prediction and the render
+//! bridge (DESIGN.md "How data flows", client frame):
+//!
+//! 1. service the session; on each applied snapshot reset the own aircraft to the server's state
+//!    and replay (prediction) and feed the interpolation buffer (bridge);
+//! 2. at each 60 Hz boundary ask the pilot for controls, send one `MsgClientInput`, push the same
+//!    input into the prediction history and step the local integrator;
+//! 3. decay the visual correction and build one consistent render list.
+//!
+//! Also resolves the own aircraft's flight model (entity type → `MsgEntityTypeDef.flightModel`
+//! → fl-content; empty = the builtin model) and measures what a player would see: corrections
+//! and the per-frame change of the rendered own position beyond the aircraft's own motion.
+//!
+//! Owns no clock (`now` is passed in) and no transport (the session has it).
+
+use crate::bridge::{InterpolationConfig, RenderBridge, RenderFrame};
+use crate::input_clock::{DEFAULT_MAX_CATCHUP_TICKS, InputClock, PilotInput};
+use crate::messages::EndReason;
+use crate::prediction::{ClientPrediction, PredictionConfig, ReconcileReport};
+use crate::session::{ClientSession, SessionEvent, SessionState};
+use crate::stats::Samples;
+use fl_content::Content;
+use fl_flight::math::Vec3;
+use fl_flight::{AircraftModel, AircraftState};
+use fl_protocol::enums::PeerRole;
+use fl_protocol::msg::handshake::EntityTypeDef;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Tuning of the whole loop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientConfig {
+    pub prediction: PredictionConfig,
+    pub interpolation: InterpolationConfig,
+    pub max_catchup_ticks: u32,
+    /// A per-frame change of the rendered own position beyond its motion above this counts as a
+    /// visual pop.
+    pub pop_threshold_m: f64,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            prediction: PredictionConfig::default(),
+            interpolation: InterpolationConfig::default(),
+            max_catchup_ticks: DEFAULT_MAX_CATCHUP_TICKS,
+            pop_threshold_m: 0.05,
+        }
+    }
+}
+
+/// What a pilot (a player's devices, an autopilot, a test script) sees when asked for controls.
+#[derive(Debug, Clone, Copy)]
+pub struct PilotView<'a> {
+    /// The input's sequence number.
+    pub seq: u32,
+    /// Inputs sent so far in this session (the pilot's own time base: `ticks / 60` seconds).
+    pub ticks: u64,
+    /// The newest predicted own state, when prediction runs.
+    pub state: Option<&'a AircraftState>,
+    pub planet_radius_m: f64,
+}
+
+/// Anything that flies the own aircraft.
+pub trait Pilot {
+    fn command(&mut self, view: &PilotView<'_>) -> PilotInput;
+}
+
+/// Resolves flight models by asset name through a content stack (cached).
+#[derive(Debug)]
+pub struct ModelResolver {
+    content: Option<Content>,
+    cache: BTreeMap<String, Option<Arc<AircraftModel>>>,
+}
+
+impl ModelResolver {
+    /// A resolver over `content` (`None`: the builtin content, loaded on first use).
+    pub fn new(content: Option<Content>) -> Self {
+        Self {
+            content,
+            cache: BTreeMap::new(),
+        }
+    }
+
+    /// The flight model a type flies (`None` when it cannot be resolved: no prediction).
+    pub fn resolve(&mut self, def: &EntityTypeDef) -> Option<Arc<AircraftModel>> {
+        let asset = match def.flight_model.as_str() {
+            "" => fl_content::builtin::JET_TRAINER_FLIGHT_MODEL,
+            a => a,
+        };
+        if let Some(m) = self.cache.get(asset) {
+            return m.clone();
+        }
+        if self.content.is_none() {
+            match Content::builtin() {
+                Ok(c) => self.content = Some(c),
+                Err(e) => tracing::warn!("builtin content: {e}"),
+            }
+        }
+        let model = self
+            .content
+            .as_ref()
+            .and_then(|c| match c.load_flight_model(asset) {
+                Ok((m, warnings)) => {
+                    for w in warnings {
+                        tracing::warn!("flight model {asset}: {w}");
+                    }
+                    Some(m)
+                }
+                Err(errors) => {
+                    for e in errors {
+                        tracing::warn!("flight model {asset}: {e}");
+                    }
+                    None
+                }
+            });
+        if model.is_none() {
+            tracing::warn!(
+                "no flight model {asset:?} for type {}: the own aircraft is not predicted",
+                def.id.as_str()
+            );
+        }
+        self.cache.insert(asset.to_owned(), model.clone());
+        model
+    }
+}
+
+/// What the loop measured.
+#[derive(Debug, Clone, Default)]
+pub struct ClientMetrics {
+    pub frames: u64,
+    pub inputs_sent: u64,
+    /// Per-frame change of the rendered own position beyond its own motion, m.
+    pub own_pop_m: Samples,
+    /// Frames where that change exceeded the threshold.
+    pub visual_pops: u64,
+    /// Frames that snapped on purpose (teleport, respawn).
+    pub snap_frames: u64,
+    pub last_reconcile: Option<ReconcileReport>,
+}
+
+/// The client.
+pub struct Client {
+    cfg: ClientConfig,
+    session: ClientSession,
+    clock: InputClock,
+    prediction: ClientPrediction,
+    bridge: RenderBridge,
+    models: ModelResolver,
+    events: Vec<SessionEvent>,
+    own_type: Option<u32>,
+    last_frame: Option<Duration>,
+    ticks: u64,
+    last_offset: Vec3,
+    pub metrics: ClientMetrics,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("session", &self.session)
+            .field("ticks", &self.ticks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client over a session, resolving flight models through `content` (`None` = builtin).
+    pub fn new(session: ClientSession, cfg: ClientConfig, content: Option<Content>) -> Self {
+        Self {
+            clock: InputClock::new(cfg.max_catchup_ticks),
+            prediction: ClientPrediction::new(
+                cfg.prediction.clone(),
+                fl_flight::gravity::EARTH_RADIUS_M,
+            ),
+            bridge: RenderBridge::new(cfg.interpolation.clone()),
+            models: ModelResolver::new(content),
+            session,
+            cfg,
+            events: Vec::new(),
+            own_type: None,
+            last_frame: None,
+            ticks: 0,
+            last_offset: Vec3::ZERO,
+            metrics: ClientMetrics::default(),
+        }
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.cfg
+    }
+
+    pub fn session(&self) -> &ClientSession {
+        &self.session
+    }
+
+    pub fn session_mut(&mut self) -> &mut ClientSession {
+        &mut self.session
+    }
+
+    pub fn prediction(&self) -> &ClientPrediction {
+        &self.prediction
+    }
+
+    pub fn bridge(&self) -> &RenderBridge {
+        &self.bridge
+    }
+
+    pub fn clock(&self) -> &InputClock {
+        &self.clock
+    }
+
+    /// The last frame built.
+    pub fn render_frame(&self) -> &RenderFrame {
+        self.bridge.frame()
+    }
+
+    /// Why the session ended, once it has.
+    pub fn end_reason(&self) -> Option<&EndReason> {
+        self.session.end_reason()
+    }
+
+    /// Runs one frame at `now`; returns the render list.
+    pub fn frame(&mut self, now: Duration, pilot: &mut dyn Pilot) -> &RenderFrame {
+        self.metrics.frames += 1;
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        self.session.update(now, &mut events);
+        let mut jump = Vec3::ZERO;
+        let mut snapped = false;
+        for ev in &events {
+            match ev {
+                SessionEvent::Admitted => {
+                    if let Some(a) = self.session.admission() {
+                        self.prediction.set_planet_radius(a.planet_radius_m);
+                    }
+                    self.clock.start(now);
+                }
+                SessionEvent::OwnEntityChanged { current, .. } => {
+                    self.prediction.reset_entity(*current);
+                    self.own_type = None;
+                    snapped = true;
+                }
+                SessionEvent::TypesUpdated => self.own_type = None,
+                SessionEvent::Snapshot(update) => {
+                    if let Some(own) = &update.own {
+                        if self.own_type != Some(own.type_index) {
+                            let model = self
+                                .session
+                                .types()
+                                .get(&own.type_index)
+                                .and_then(|def| self.models.resolve(def));
+                            self.prediction.set_model(model);
+                            self.own_type = Some(own.type_index);
+                        }
+                        let before = self.prediction.visual_offset().0;
+                        let report =
+                            self.prediction
+                                .reconcile(update.tick, own, self.session.weather());
+                        snapped |= report.snapped;
+                        if !report.snapped {
+                            jump += self.prediction.visual_offset().0 - before;
+                        }
+                        self.metrics.last_reconcile = Some(report);
+                    }
+                    self.bridge.on_snapshot(update, self.session.entities());
+                }
+                _ => {}
+            }
+        }
+        self.events = events;
+
+        if self.session.state() == SessionState::InWorld {
+            let due = self.clock.advance(now);
+            let flying = self.session.own_entity().is_some()
+                && self
+                    .session
+                    .admission()
+                    .is_some_and(|a| a.role == PeerRole::Pilot);
+            let radius = self
+                .session
+                .admission()
+                .map_or(fl_flight::gravity::EARTH_RADIUS_M, |a| a.planet_radius_m);
+            for _ in 0..due {
+                let seq = self.clock.next_seq();
+                let view = PilotView {
+                    seq,
+                    ticks: self.ticks,
+                    state: if flying {
+                        self.prediction.state()
+                    } else {
+                        None
+                    },
+                    planet_radius_m: radius,
+                };
+                let input = pilot.command(&view);
+                let mut msg = input.to_message(seq);
+                if self.session.send_input(&mut msg).is_ok() {
+                    self.metrics.inputs_sent += 1;
+                }
+                self.ticks += 1;
+                if flying {
+                    self.prediction.push_input(
+                        seq,
+                        fl_server::input::controls_from_input(&msg),
+                        self.session.weather(),
+                    );
+                }
+            }
+        }
+
+        let dt = self
+            .last_frame
+            .map_or(Duration::ZERO, |l| now.saturating_sub(l));
+        self.last_frame = Some(now);
+        self.prediction.decay(dt);
+        let pose = self.prediction.render_pose(self.clock.alpha());
+        // Beyond the aircraft's own motion, the rendered position changes only by the visual
+        // offset not explained by this frame's corrections (its decay).
+        let offset = pose.map_or(Vec3::ZERO, |p| p.visual_offset);
+        if pose.is_some() {
+            if snapped {
+                self.metrics.snap_frames += 1;
+            } else {
+                let pop = (offset - (self.last_offset + jump)).length();
+                self.metrics.own_pop_m.push(pop);
+                if pop > self.cfg.pop_threshold_m {
+                    self.metrics.visual_pops += 1;
+                }
+            }
+        }
+        self.last_offset = offset;
+        let own = self.session.own_entity();
+        self.bridge.build_frame(now, pose.as_ref(), own)
+    }
+
+    /// Ends the session from this side.
+    pub fn disconnect(&mut self, reason: &str) {
+        self.session.disconnect(reason);
+    }
+}

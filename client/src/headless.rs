@@ -1,0 +1,463 @@
+//! The headless client: the whole client loop without a window, against a server address, the
+//! embedded single-player server, or an in-process LinkSim world (virtual time, truth known),
+//! ending with one JSON summary — prediction corrections, visual pops, snapshot interval and
+//! jitter, RTT, loss, bytes, remote interpolation error where the truth is known.
+//!
+//! Owns the real-time frame pacing (the only place the client reads the wall clock) and the
+//! summary's shape (documented field by field in `docs/client.md`).
+
+use crate::autopilot;
+use crate::client::{Client, ClientConfig, Pilot};
+use crate::local_server::{LocalServer, LocalServerConfig, LocalServerError};
+use crate::session::{ClientSession, SessionConfig, SessionError, SessionState};
+use crate::sim::{ExactnessCheck, Sim, SimConfig, SimSetupError};
+use crate::stats::Summary;
+use fl_net::linksim::{DirectionConfig, LinkConfig};
+use fl_net::quic::{Fingerprint, TrustPolicy};
+use serde::Serialize;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where the headless client flies.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    /// The embedded server on loopback.
+    SinglePlayer,
+    /// A server by `host:port`.
+    Connect { host: String, port: u16 },
+    /// An in-process server over a simulated link, in virtual time.
+    LinkSim {
+        one_way_latency: Duration,
+        jitter: Duration,
+        loss: f64,
+        targets: usize,
+        seed: u64,
+    },
+}
+
+impl Mode {
+    fn name(&self) -> &'static str {
+        match self {
+            Mode::SinglePlayer => "single-player",
+            Mode::Connect { .. } => "connect",
+            Mode::LinkSim { .. } => "linksim",
+        }
+    }
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct HeadlessOptions {
+    pub mode: Mode,
+    pub seconds: f64,
+    pub autopilot: String,
+    pub frame_rate: f64,
+    pub session: SessionConfig,
+    pub client: ClientConfig,
+    /// `known_hosts` for trust on first use (connect mode).
+    pub known_hosts: Option<PathBuf>,
+    /// A pinned server fingerprint (connect mode; wins over `known_hosts`).
+    pub pin: Option<Fingerprint>,
+    pub local: LocalServerConfig,
+}
+
+impl Default for HeadlessOptions {
+    fn default() -> Self {
+        Self {
+            mode: Mode::SinglePlayer,
+            seconds: 10.0,
+            autopilot: "aerobatics".to_owned(),
+            frame_rate: 120.0,
+            session: SessionConfig {
+                callsign: "Headless".to_owned(),
+                ..SessionConfig::default()
+            },
+            client: ClientConfig::default(),
+            known_hosts: None,
+            pin: None,
+            local: LocalServerConfig::default(),
+        }
+    }
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    #[error("unknown autopilot {0:?} (known: {list})", list = autopilot::AUTOPILOTS.join(", "))]
+    UnknownAutopilot(String),
+    #[error("cannot resolve {host}:{port}: {source}")]
+    Resolve {
+        host: String,
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}:{1} resolves to no address")]
+    NoAddress(String, u16),
+    #[error("cannot create {path}: {source}")]
+    KnownHostsDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the embedded server did not start")]
+    LocalServer(#[from] LocalServerError),
+    #[error("cannot connect")]
+    Session(#[from] SessionError),
+    #[error("cannot set up the simulated world")]
+    Sim(#[from] SimSetupError),
+}
+
+/// The session part of the summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionSummary {
+    pub state: String,
+    pub admitted: bool,
+    /// Why the session ended (before the run's end), as shown to a player.
+    pub ended: Option<String>,
+    pub retryable: Option<bool>,
+    pub build_warning: Option<String>,
+    pub own_entity: Option<(u32, u32)>,
+    pub motd: Vec<String>,
+    pub notices: Vec<String>,
+    pub entity_types: usize,
+    pub factions: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PredictionSummary {
+    pub enabled: bool,
+    pub inputs: u64,
+    pub reconciles: u64,
+    /// Reconciles that compared a prediction with the server's state after the same input.
+    pub compared: u64,
+    /// Compared predictions that differed from the server in any bit.
+    pub corrections: u64,
+    pub exact_basis_compares: u64,
+    pub exact_basis_corrections: u64,
+    /// Position error of every compared prediction, m.
+    pub correction_m: Summary,
+    /// How far each reconcile moved the newest predicted position, m.
+    pub reconcile_jump_m: Summary,
+    pub replayed_inputs: Summary,
+    pub fallback_reconciles: u64,
+    pub quantized_resets: u64,
+    pub snaps: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RenderSummary {
+    pub frames: u64,
+    /// Frames whose own-position change beyond its motion exceeded `pop_threshold_m`.
+    pub visual_pops: u64,
+    pub pop_threshold_m: f64,
+    /// Per-frame change of the rendered own position beyond its own motion, m.
+    pub own_pop_m: Summary,
+    pub snap_frames: u64,
+    pub interpolated_poses: u64,
+    pub extrapolated_poses: u64,
+    pub held_poses: u64,
+    pub teleports: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotSummary {
+    pub received: u64,
+    pub applied: u64,
+    pub stale: u64,
+    pub decode_errors: u64,
+    /// Wall time between consecutive snapshot arrivals, ms.
+    pub interval_ms: Summary,
+    /// Smoothed server ticks between consecutive received snapshots.
+    pub interval_ticks: f64,
+    /// RFC 3550 interarrival jitter, ms.
+    pub jitter_ms: f64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NetworkSummary {
+    /// The transport's smoothed round-trip time, ms.
+    pub rtt_ms: f64,
+    /// `MsgPeerDelay` (server tick − acked snapshot tick), ms.
+    pub peer_delay_ms: Option<f64>,
+    /// Recent fraction of the client's datagrams lost (transport view).
+    pub loss: f64,
+    /// Fraction of server ticks with no snapshot received (from the measured snapshot
+    /// interval: loss on the way down plus any decimation by the server).
+    pub snapshot_gap_ratio: f64,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InterpolationSummary {
+    pub delay_ms: f64,
+    /// |rendered − true| of remote targets at the render tick (only where the truth is known).
+    pub remote_error_m: Option<Summary>,
+    pub target_speed_mps: Option<f64>,
+}
+
+/// The one JSON object a headless run prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeadlessSummary {
+    pub mode: String,
+    pub seconds: f64,
+    pub autopilot: String,
+    pub session: SessionSummary,
+    pub prediction: PredictionSummary,
+    pub render: RenderSummary,
+    pub snapshots: SnapshotSummary,
+    pub network: NetworkSummary,
+    pub interpolation: InterpolationSummary,
+    pub entities: usize,
+    /// Independent check against the server's truth (LinkSim mode only).
+    pub exactness: Option<ExactnessCheck>,
+}
+
+impl HeadlessSummary {
+    /// Whether the run went as a player would want: admitted, and not ended early.
+    pub fn succeeded(&self) -> bool {
+        self.session.admitted && self.session.ended.is_none()
+    }
+}
+
+/// Builds the summary of a client after `seconds` of running.
+pub fn summarize(
+    client: &Client,
+    mode: &str,
+    autopilot: &str,
+    seconds: f64,
+    sim: Option<&crate::sim::SimReport>,
+) -> HeadlessSummary {
+    let s = client.session();
+    let p = &client.prediction().stats;
+    let b = &client.bridge().stats;
+    let m = &client.metrics;
+    let link = s.link_stats();
+    let st = s.stats();
+    let ended = s.end_reason();
+    let gap_ratio = {
+        let applied = st.snapshots_applied as f64;
+        let interval = client.bridge().snapshot_interval_ticks().unwrap_or(1.0);
+        if applied > 0.0 {
+            (1.0 - 1.0 / interval.max(1.0)).max(0.0)
+        } else {
+            0.0
+        }
+    };
+    HeadlessSummary {
+        mode: mode.to_owned(),
+        seconds,
+        autopilot: autopilot.to_owned(),
+        session: SessionSummary {
+            state: format!("{:?}", s.state()),
+            admitted: s.admission().is_some(),
+            ended: ended.map(|e| e.message()),
+            retryable: ended.map(|e| e.is_retryable()),
+            build_warning: s.build_warning(),
+            own_entity: s.own_entity().map(|o| (o.idx, o.generation)),
+            motd: s.motd().map(|m| m.lines.clone()).unwrap_or_default(),
+            notices: s.notices().iter().map(|n| n.text.clone()).collect(),
+            entity_types: s.types().len(),
+            factions: s.factions().len(),
+        },
+        prediction: PredictionSummary {
+            enabled: client.prediction().has_model(),
+            inputs: p.inputs,
+            reconciles: p.reconciles,
+            compared: p.compared,
+            corrections: p.corrections,
+            exact_basis_compares: p.exact_basis_compares,
+            exact_basis_corrections: p.exact_basis_corrections,
+            correction_m: p.correction_m.summary(),
+            reconcile_jump_m: p.jump_m.summary(),
+            replayed_inputs: p.replayed.summary(),
+            fallback_reconciles: p.fallback_reconciles,
+            quantized_resets: p.quantized_resets,
+            snaps: p.snaps,
+        },
+        render: RenderSummary {
+            frames: m.frames,
+            visual_pops: m.visual_pops,
+            pop_threshold_m: client.config().pop_threshold_m,
+            own_pop_m: m.own_pop_m.summary(),
+            snap_frames: m.snap_frames,
+            interpolated_poses: b.interpolated_poses,
+            extrapolated_poses: b.extrapolated_poses,
+            held_poses: b.held_poses,
+            teleports: b.teleports,
+        },
+        snapshots: SnapshotSummary {
+            received: st.snapshots_received,
+            applied: st.snapshots_applied,
+            stale: st.snapshots_stale,
+            decode_errors: st.decode_errors,
+            interval_ms: b.arrival_interval_ms.summary(),
+            interval_ticks: client.bridge().snapshot_interval_ticks().unwrap_or(0.0),
+            jitter_ms: client.bridge().jitter().as_secs_f64() * 1000.0,
+            bytes: st.snapshot_bytes,
+        },
+        network: NetworkSummary {
+            rtt_ms: link.rtt.as_secs_f64() * 1000.0,
+            peer_delay_ms: s
+                .peer_delay_ticks()
+                .map(|d| f64::from(d) * 1000.0 / crate::TICK_HZ as f64),
+            loss: link.loss,
+            snapshot_gap_ratio: gap_ratio,
+            bytes_in: link.bytes_received,
+            bytes_out: link.bytes_sent,
+        },
+        interpolation: InterpolationSummary {
+            delay_ms: client.bridge().delay().as_secs_f64() * 1000.0,
+            remote_error_m: sim.map(|r| r.remote_error_m),
+            target_speed_mps: sim.map(|r| r.target_speed_mps),
+        },
+        entities: s.entities().len(),
+        exactness: sim.map(|r| r.exactness),
+    }
+}
+
+fn pilot(name: &str) -> Result<Box<dyn Pilot + Send>, HeadlessError> {
+    autopilot::by_name(name).ok_or_else(|| HeadlessError::UnknownAutopilot(name.to_owned()))
+}
+
+/// The default `known_hosts`: `$XDG_CONFIG_HOME/fighters-legacy/known_hosts` (or under
+/// `~/.config`), else `./known_hosts`.
+pub fn default_known_hosts() -> PathBuf {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+    match base {
+        Some(b) => b.join("fighters-legacy").join("known_hosts"),
+        None => PathBuf::from("known_hosts"),
+    }
+}
+
+/// Runs the headless client and returns its summary.
+pub fn run(opts: &HeadlessOptions) -> Result<HeadlessSummary, HeadlessError> {
+    let mut pilot = pilot(&opts.autopilot)?;
+    match &opts.mode {
+        Mode::LinkSim {
+            one_way_latency,
+            jitter,
+            loss,
+            targets,
+            seed,
+        } => {
+            let dir = DirectionConfig {
+                latency: *one_way_latency,
+                jitter: *jitter,
+                loss: *loss,
+                ..DirectionConfig::default()
+            };
+            let cfg = SimConfig {
+                seed: *seed,
+                link: LinkConfig::symmetric(dir),
+                frame_interval: Duration::from_secs_f64(1.0 / opts.frame_rate.clamp(1.0, 1000.0)),
+                targets: *targets,
+                client: opts.client.clone(),
+                session: opts.session.clone(),
+                ..SimConfig::default()
+            };
+            let mut sim = Sim::new(cfg, pilot)?;
+            sim.run_until(Duration::from_secs_f64(opts.seconds.max(0.0)), |s| {
+                s.client().session().state() == SessionState::Ended
+            });
+            let report = sim.report();
+            Ok(summarize(
+                sim.client(),
+                opts.mode.name(),
+                &opts.autopilot,
+                report.virtual_seconds,
+                Some(&report),
+            ))
+        }
+        Mode::SinglePlayer => {
+            let server = LocalServer::start(opts.local.clone(), Duration::from_secs(20))?;
+            let info = server
+                .info()
+                .ok_or(HeadlessError::LocalServer(LocalServerError::Vanished))?;
+            let started = Instant::now();
+            let session = ClientSession::connect_quic(
+                info.addr,
+                "localhost",
+                TrustPolicy::Pinned(info.fingerprint),
+                opts.session.clone(),
+                Duration::ZERO,
+            )?;
+            let summary = real_time(opts, session, pilot.as_mut(), started);
+            drop(server);
+            Ok(summary)
+        }
+        Mode::Connect { host, port } => {
+            let addr = resolve(host, *port)?;
+            let trust = match (opts.pin, &opts.known_hosts) {
+                (Some(fp), _) => TrustPolicy::Pinned(fp),
+                (None, path) => {
+                    let path = path.clone().unwrap_or_else(default_known_hosts);
+                    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                        std::fs::create_dir_all(dir).map_err(|source| {
+                            HeadlessError::KnownHostsDir {
+                                path: dir.to_path_buf(),
+                                source,
+                            }
+                        })?;
+                    }
+                    TrustPolicy::KnownHosts(path)
+                }
+            };
+            let started = Instant::now();
+            let session = ClientSession::connect_quic(
+                addr,
+                host,
+                trust,
+                opts.session.clone(),
+                Duration::ZERO,
+            )?;
+            Ok(real_time(opts, session, pilot.as_mut(), started))
+        }
+    }
+}
+
+fn resolve(host: &str, port: u16) -> Result<SocketAddr, HeadlessError> {
+    let mut addrs = (host, port)
+        .to_socket_addrs()
+        .map_err(|source| HeadlessError::Resolve {
+            host: host.to_owned(),
+            port,
+            source,
+        })?;
+    addrs
+        .next()
+        .ok_or_else(|| HeadlessError::NoAddress(host.to_owned(), port))
+}
+
+/// The wall-clock loop: frames at `frame_rate` until `seconds` pass or the session ends.
+fn real_time(
+    opts: &HeadlessOptions,
+    session: ClientSession,
+    pilot: &mut dyn Pilot,
+    started: Instant,
+) -> HeadlessSummary {
+    let mut client = Client::new(session, opts.client.clone(), None);
+    let frame = Duration::from_secs_f64(1.0 / opts.frame_rate.clamp(1.0, 1000.0));
+    let limit = Duration::from_secs_f64(opts.seconds.max(0.0));
+    loop {
+        let now = started.elapsed();
+        client.frame(now, pilot);
+        if now >= limit || client.session().state() == SessionState::Ended {
+            break;
+        }
+        let spent = started.elapsed().saturating_sub(now);
+        std::thread::sleep(frame.saturating_sub(spent));
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let summary = summarize(&client, opts.mode.name(), &opts.autopilot, seconds, None);
+    client.disconnect("headless run finished");
+    // One more service so the close is queued before the transport is dropped.
+    client.frame(started.elapsed(), pilot);
+    summary
+}

@@ -1,0 +1,44 @@
+//! `fighters-legacy` — the game client as a library (the `fighters-legacy` binary is a thin shell
+//! over it, so tests drive the same code).
+//!
+//! The pieces, in the order a frame uses them (see `docs/client.md`):
+//! - [`session`]: one connection to a server over any `fl_net::ClientTransport` (QUIC with trust
+//!   on first use or a pinned fingerprint; LinkSim in tests) — the handshake state machine, the
+//!   entity table fed by snapshots, weather, notices, heartbeats and acks;
+//! - [`input_clock`]: a fixed 60 Hz input clock independent of the frame rate and the
+//!   `MsgClientInput` it builds each tick;
+//! - [`prediction`]: the own aircraft integrated locally with the server's own flight model,
+//!   reset to the server's exact state on every snapshot and replayed from the exact input window;
+//! - [`bridge`]: remote aircraft interpolated from a snapshot buffer a little in the past, and the
+//!   one render list per frame;
+//! - [`client`]: the frame loop composing the four;
+//! - [`local_server`]: the embedded single-player server (fl-server on its own thread, QUIC on
+//!   loopback — the same transport and handshake as multiplayer);
+//! - [`headless`] and [`sim`]: the windowless client loop and its JSON summary, on a real network
+//!   or on an in-process LinkSim world where the server's truth is known.
+//!
+//! Nothing here opens a window or touches audio, input devices or the GPU.
+
+pub mod autopilot;
+pub mod bridge;
+pub mod client;
+pub mod entities;
+pub mod geom;
+pub mod headless;
+pub mod input_clock;
+pub mod local_server;
+pub mod messages;
+pub mod prediction;
+pub mod session;
+pub mod sim;
+pub mod stats;
+pub mod weather;
+
+/// The server tick rate the client assumes (the spec's fixed 60 Hz).
+pub const TICK_HZ: u64 = 60;
+
+/// One tick in seconds.
+pub const TICK_S: f64 = 1.0 / TICK_HZ as f64;
+
+/// This client's build version (compared with the server's `HelloBuildVersion`).
+pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,206 @@
+//! `fighters-legacy`: the game client. This build has no window yet; `--headless` runs the whole
+//! client loop (session, 60 Hz input, prediction, interpolation) and prints one JSON summary.
+//!
+//! ```text
+//! fighters-legacy --headless [--connect HOST[:PORT] | --single-player | --linksim]
+//!                 [--seconds N] [--autopilot NAME]
+//! ```
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use fighters_legacy::headless::{HeadlessOptions, Mode, run};
+use fighters_legacy::session::SessionConfig;
+use fl_net::quic::Fingerprint;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The fighters-legacy client.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Run without a window and print a JSON summary (the only mode of this build).
+    #[arg(long)]
+    headless: bool,
+    /// Join a server (default port 4778).
+    #[arg(long, value_name = "HOST[:PORT]", conflicts_with_all = ["single_player", "linksim"])]
+    connect: Option<String>,
+    /// Fly against the embedded server on loopback (the default).
+    #[arg(long, conflicts_with = "linksim")]
+    single_player: bool,
+    /// Fly against an in-process server over a simulated link, in virtual time (the server's
+    /// truth is known, so the summary includes interpolation error and an exactness check).
+    #[arg(long)]
+    linksim: bool,
+    /// How long to fly.
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Who flies: aerobatics, level, orbit, idle.
+    #[arg(long, default_value = "aerobatics")]
+    autopilot: String,
+    /// Client frames per second.
+    #[arg(long, default_value_t = 120.0)]
+    fps: f64,
+    #[arg(long, default_value = "Headless")]
+    callsign: String,
+    /// Join password (or set FL_JOIN_PASSWORD, which keeps it out of the process list).
+    #[arg(long)]
+    password: Option<String>,
+    /// Trust-on-first-use file (default: ~/.config/fighters-legacy/known_hosts).
+    #[arg(long)]
+    known_hosts: Option<PathBuf>,
+    /// Accept only this server fingerprint (SHA-256, hex with or without colons).
+    #[arg(long)]
+    pin: Option<String>,
+    /// --linksim: one-way latency, ms.
+    #[arg(long, default_value_t = 50.0)]
+    latency_ms: f64,
+    /// --linksim: extra one-way delay, uniform 0..=N ms.
+    #[arg(long, default_value_t = 0.0)]
+    jitter_ms: f64,
+    /// --linksim: per-datagram loss probability.
+    #[arg(long, default_value_t = 0.0)]
+    loss: f64,
+    /// --linksim: AI aircraft to interpolate (their error against the truth is reported).
+    #[arg(long, default_value_t = 1)]
+    targets: usize,
+    /// --linksim: seed of the simulated network.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// --single-player: AI aircraft in the embedded world.
+    #[arg(long, default_value_t = 0)]
+    ai: usize,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match main_inner(Args::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("fighters-legacy: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn ms(v: f64, what: &str) -> Result<Duration> {
+    if !(v.is_finite() && v >= 0.0) {
+        bail!("--{what} must be a non-negative number of milliseconds");
+    }
+    Ok(Duration::from_secs_f64(v / 1000.0))
+}
+
+fn parse_target(s: &str) -> Result<(String, u16)> {
+    let default = fl_protocol::ids::DEFAULT_GAME_PORT;
+    if let Some(rest) = s.strip_prefix('[') {
+        // [v6]:port or [v6]
+        let (host, tail) = rest
+            .split_once(']')
+            .with_context(|| format!("{s:?}: missing ']'"))?;
+        let port = match tail.strip_prefix(':') {
+            Some(p) => p.parse().with_context(|| format!("{p:?} is not a port"))?,
+            None if tail.is_empty() => default,
+            None => bail!("{s:?}: unexpected text after ']'"),
+        };
+        return Ok((host.to_owned(), port));
+    }
+    match s.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') => Ok((
+            host.to_owned(),
+            port.parse()
+                .with_context(|| format!("{port:?} is not a port"))?,
+        )),
+        _ => Ok((s.to_owned(), default)),
+    }
+}
+
+fn main_inner(args: Args) -> Result<bool> {
+    if !args.headless {
+        bail!("this build has no window yet; run with --headless (see `fighters-legacy --help`)");
+    }
+    if !(args.seconds.is_finite() && args.seconds >= 0.0) {
+        bail!("--seconds must be a non-negative number");
+    }
+    if !(args.fps.is_finite() && args.fps >= 1.0) {
+        bail!("--fps must be at least 1");
+    }
+    let mode = if let Some(target) = &args.connect {
+        let (host, port) = parse_target(target).context("--connect")?;
+        Mode::Connect { host, port }
+    } else if args.linksim {
+        if !(0.0..=1.0).contains(&args.loss) {
+            bail!("--loss must be between 0 and 1");
+        }
+        Mode::LinkSim {
+            one_way_latency: ms(args.latency_ms, "latency-ms")?,
+            jitter: ms(args.jitter_ms, "jitter-ms")?,
+            loss: args.loss,
+            targets: args.targets,
+            seed: args.seed,
+        }
+    } else {
+        Mode::SinglePlayer
+    };
+    let pin = match &args.pin {
+        Some(p) => Some(
+            p.parse::<Fingerprint>()
+                .map_err(|e| anyhow::anyhow!("--pin: {e}"))?,
+        ),
+        None => None,
+    };
+    let mut opts = HeadlessOptions {
+        mode,
+        seconds: args.seconds,
+        autopilot: args.autopilot,
+        frame_rate: args.fps,
+        session: SessionConfig {
+            callsign: args.callsign,
+            password: args
+                .password
+                .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
+                .filter(|p| !p.is_empty()),
+            ..SessionConfig::default()
+        },
+        known_hosts: args.known_hosts,
+        pin,
+        ..HeadlessOptions::default()
+    };
+    opts.local.ai_aircraft = args.ai;
+    let summary = run(&opts).context("headless run")?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&summary).context("encoding the summary")?
+    );
+    if let Some(e) = &summary.session.ended {
+        eprintln!("fighters-legacy: {e}");
+    }
+    Ok(summary.succeeded())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_targets_parse() {
+        assert_eq!(
+            parse_target("example.org").expect("ok"),
+            ("example.org".into(), 4778)
+        );
+        assert_eq!(
+            parse_target("10.0.0.2:5000").expect("ok"),
+            ("10.0.0.2".into(), 5000)
+        );
+        assert_eq!(parse_target("[::1]:7").expect("ok"), ("::1".into(), 7));
+        assert_eq!(parse_target("[::1]").expect("ok"), ("::1".into(), 4778));
+        assert_eq!(parse_target("::1").expect("ok"), ("::1".into(), 4778));
+        assert!(parse_target("host:notaport").is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! Why a session ended, in words a player can act on. Every refusal code, a protocol version
+//! mismatch, a handshake timeout, a changed server identity, a lost connection and a server
+//! shutdown each map to one clear sentence (plus the server's own reason where it adds
+//! information, such as the names of missing packs).
+//!
+//! Owns only text and the retry classification; the session decides which reason applies.
+
+use fl_protocol::enums::ConnectRefusalCode;
+use std::time::Duration;
+
+/// Why a session is over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndReason {
+    /// The server answered the join with `MsgConnectRefusal`.
+    Refused {
+        code: ConnectRefusalCode,
+        /// The server's reason text (may be empty).
+        reason: String,
+    },
+    /// `MsgHello` announced another protocol version.
+    VersionMismatch { server: u16, client: u16 },
+    /// No `MsgConnectAck` within the handshake timeout.
+    HandshakeTimeout {
+        waited: Duration,
+        stage: &'static str,
+    },
+    /// The server's TLS identity is not the one this client trusts.
+    IdentityChanged { expected: String, got: String },
+    /// Nothing was heard from the server for the transport's idle timeout.
+    TimedOut,
+    /// The server announced a shutdown and closed the connection.
+    ServerShutdown { notice: String },
+    /// The server closed the connection for another reason.
+    ClosedByServer(String),
+    /// The connection could not be made or broke.
+    Transport(String),
+    /// This side ended the session.
+    Local(String),
+}
+
+impl EndReason {
+    /// The sentence to show.
+    pub fn message(&self) -> String {
+        match self {
+            EndReason::Refused { code, reason } => refusal_message(*code, reason),
+            EndReason::VersionMismatch { server, client } => format!(
+                "This server speaks network protocol version {server}, this client speaks \
+                 version {client}. Use a client and server from the same release."
+            ),
+            EndReason::HandshakeTimeout { waited, stage } => format!(
+                "The server did not answer in time ({stage}, {:.0} s). It may be overloaded or \
+                 not a fighters-legacy server.",
+                waited.as_secs_f64()
+            ),
+            EndReason::IdentityChanged { expected, got } => format!(
+                "The server's identity changed (expected fingerprint {expected}, got {got}). \
+                 If its operator regenerated it, remove the old entry from known_hosts; \
+                 otherwise someone may be impersonating the server."
+            ),
+            EndReason::TimedOut => {
+                "Connection lost: nothing was heard from the server for too long.".to_owned()
+            }
+            EndReason::ServerShutdown { notice } => {
+                if notice.is_empty() {
+                    "The server shut down.".to_owned()
+                } else {
+                    format!("The server shut down: {notice}")
+                }
+            }
+            EndReason::ClosedByServer(reason) => {
+                if reason.is_empty() {
+                    "The server closed the connection.".to_owned()
+                } else {
+                    format!("The server closed the connection: {reason}")
+                }
+            }
+            EndReason::Transport(e) => format!("Could not reach the server: {e}"),
+            EndReason::Local(reason) => {
+                if reason.is_empty() {
+                    "Disconnected.".to_owned()
+                } else {
+                    format!("Disconnected: {reason}")
+                }
+            }
+        }
+    }
+
+    /// Whether trying again later may succeed without anyone changing anything.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            EndReason::Refused { code, .. } => code.is_retryable(),
+            EndReason::HandshakeTimeout { .. }
+            | EndReason::TimedOut
+            | EndReason::ServerShutdown { .. }
+            | EndReason::Transport(_) => true,
+            EndReason::VersionMismatch { .. }
+            | EndReason::IdentityChanged { .. }
+            | EndReason::ClosedByServer(_)
+            | EndReason::Local(_) => false,
+        }
+    }
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+/// The sentence for a refusal: ours for the code, with the server's reason where it adds
+/// something (the generic code, missing packs, a role the server would not grant).
+pub fn refusal_message(code: ConnectRefusalCode, reason: &str) -> String {
+    let reason = reason.trim();
+    let with_reason = |base: &str| {
+        if reason.is_empty() {
+            format!("{base}.")
+        } else {
+            format!("{base}: {}", reason.trim_end_matches('.')) + "."
+        }
+    };
+    match code {
+        ConnectRefusalCode::Generic => {
+            if reason.is_empty() {
+                "Connection refused by server.".to_owned()
+            } else {
+                format!("Connection refused by server: {reason}")
+            }
+        }
+        ConnectRefusalCode::Banned => "You are banned from this server.".to_owned(),
+        ConnectRefusalCode::AccessDenied => {
+            "Access denied: this server admits only listed addresses.".to_owned()
+        }
+        ConnectRefusalCode::RateLimited => {
+            "Too many connection attempts from your address. Wait a minute and try again."
+                .to_owned()
+        }
+        ConnectRefusalCode::TooManyConnections => {
+            "Too many connections from your address. Close another client and try again.".to_owned()
+        }
+        ConnectRefusalCode::AdminLockout => {
+            "Access denied: too many failed admin logins from your address. Try again later."
+                .to_owned()
+        }
+        ConnectRefusalCode::RoleDenied => with_reason("The server would not grant that role"),
+        ConnectRefusalCode::MissingRequiredPack => {
+            if reason.is_empty() {
+                "The server requires content packs you do not have. Install them and reconnect."
+                    .to_owned()
+            } else {
+                format!("{reason}. Install the missing pack(s) and reconnect.")
+            }
+        }
+        ConnectRefusalCode::EntitlementRequired => {
+            "This server requires an entitlement this client does not hold.".to_owned()
+        }
+        ConnectRefusalCode::MatchFull => {
+            "The match is full: every team is at capacity. Try again later.".to_owned()
+        }
+        ConnectRefusalCode::BadPassword => {
+            "Wrong or missing server password. Check the password and reconnect.".to_owned()
+        }
+        ConnectRefusalCode::ServerFull => "The server is full. Try again later.".to_owned(),
+        ConnectRefusalCode::NoAirframe => {
+            "The server has no aircraft you can fly (a server configuration problem; tell its \
+             operator)."
+                .to_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_code_has_its_own_sentence() {
+        let mut seen = std::collections::BTreeSet::new();
+        for &code in ConnectRefusalCode::ALL {
+            let m = refusal_message(code, "");
+            assert!(!m.is_empty() && m.ends_with('.'), "{code:?}: {m}");
+            seen.insert(m);
+        }
+        assert_eq!(seen.len(), ConnectRefusalCode::ALL.len(), "distinct texts");
+        assert_eq!(
+            refusal_message(
+                ConnectRefusalCode::MissingRequiredPack,
+                "Missing required pack(s): fl-base"
+            ),
+            "Missing required pack(s): fl-base. Install the missing pack(s) and reconnect."
+        );
+        assert!(
+            refusal_message(ConnectRefusalCode::Generic, "No connect request received.")
+                .contains("No connect request")
+        );
+    }
+
+    #[test]
+    fn retry_classification() {
+        let r = |code| EndReason::Refused {
+            code,
+            reason: String::new(),
+        };
+        assert!(r(ConnectRefusalCode::ServerFull).is_retryable());
+        assert!(!r(ConnectRefusalCode::Banned).is_retryable());
+        assert!(
+            !EndReason::VersionMismatch {
+                server: 2,
+                client: 1
+            }
+            .is_retryable()
+        );
+        assert!(EndReason::TimedOut.is_retryable());
+        assert!(
+            EndReason::VersionMismatch {
+                server: 2,
+                client: 1
+            }
+            .to_string()
+            .contains("version 2")
+        );
+    }
+}

@@ -1,0 +1,546 @@
+//! `ClientPrediction`: the own aircraft, integrated locally with the very `fl-flight` step and
+//! flight model the server uses, so the controls answer in the same frame whatever the ping.
+//!
+//! Ticks: a state "at tick N" is what a snapshot of `tickIndex` N carries — the state after
+//! server step N − 1. Input `seq` is applied by server step `seq + offset`; a snapshot of tick N
+//! that acknowledges input `a` (`SnapshotLastAckedSeqNum`) says input `a` was applied by step
+//! N − 1, so `offset = N − 1 − a`, and every later input follows one step apart.
+//!
+//! On each snapshot: reset to the server's exact state (`SnapshotOwnState`; the quantized record
+//! only when it is absent), replay exactly the inputs whose seqNum is newer than the acked one
+//! at their server ticks, with the wind and turbulence of the weather window the server used on
+//! each tick (the delay-ticks window is only the fallback when the ack TLV is absent). The state
+//! the history predicted for the acked input is compared bit for bit with the server's: that is
+//! the correction. The latest predicted pose moves by the replay; a visual offset absorbs that
+//! jump and decays exponentially with a configurable half-life (frame-rate independent). Only a
+//! teleport (a jump beyond `snap_distance_m`) or a new own entity snaps.
+//!
+//! Owns the history ring (at least 128 inputs), the predicted states and the visual offset.
+//! Deterministic: no clock, no hash maps, no randomness; the same inputs give the same bits.
+
+use crate::geom::{angle, lerp, slerp};
+use crate::session::{OwnEntity, OwnSnapshot};
+use crate::stats::Samples;
+use crate::weather::WeatherTimeline;
+use fl_flight::env::{FlatFloor, WindField};
+use fl_flight::gravity::Planet;
+use fl_flight::math::{Quat, Vec3};
+use fl_flight::{AircraftModel, AircraftState, Controls, StepEnv};
+use fl_protocol::ack::seq32_newer;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The smallest history ring allowed.
+pub const MIN_HISTORY: usize = 128;
+
+/// Tuning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionConfig {
+    /// Inputs kept (at least [`MIN_HISTORY`]).
+    pub history_ticks: usize,
+    /// Half-life of the visual correction offset.
+    pub visual_half_life: Duration,
+    /// A correction that moves the predicted aircraft further than this is a teleport: snap.
+    pub snap_distance_m: f64,
+    /// Flat ground height the server uses (`[world] ground_height_m`; not on the wire).
+    pub ground_height_m: f64,
+}
+
+impl Default for PredictionConfig {
+    fn default() -> Self {
+        Self {
+            history_ticks: 256,
+            visual_half_life: Duration::from_millis(100),
+            snap_distance_m: 25.0,
+            ground_height_m: 0.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    seq: u32,
+    controls: Controls,
+    /// The server step it is predicted to be applied by.
+    step: Option<u64>,
+    /// The predicted state after that step.
+    after: Option<AircraftState>,
+    /// Predicted from an exact server state with the server's wind on every step since.
+    exact: bool,
+}
+
+/// What one reconciliation found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ReconcileReport {
+    pub tick: u64,
+    /// A prediction for the acknowledged input existed and was compared.
+    pub compared: bool,
+    /// That prediction was made from an exact server state with known wind.
+    pub exact_basis: bool,
+    /// It equalled the server's state bit for bit.
+    pub bit_exact: bool,
+    /// Position error of that prediction, m.
+    pub error_m: f64,
+    /// How far the latest predicted position moved (absorbed by the visual offset), m.
+    pub jump_m: f64,
+    pub replayed: usize,
+    /// No `SnapshotLastAckedSeqNum`: the delay-ticks window was replayed.
+    pub fallback: bool,
+    /// The server state came from the quantized record (no usable `SnapshotOwnState`).
+    pub quantized: bool,
+    pub snapped: bool,
+}
+
+/// Counters and distributions.
+#[derive(Debug, Clone, Default)]
+pub struct PredictionStats {
+    pub reconciles: u64,
+    pub compared: u64,
+    pub exact_basis_compares: u64,
+    /// Compared predictions that differed from the server in any bit.
+    pub corrections: u64,
+    /// Of those, the ones whose prediction had an exact basis.
+    pub exact_basis_corrections: u64,
+    /// Position error of every compared prediction, m.
+    pub correction_m: Samples,
+    /// Latest-pose jump per reconcile, m.
+    pub jump_m: Samples,
+    /// Inputs replayed per reconcile.
+    pub replayed: Samples,
+    pub fallback_reconciles: u64,
+    pub quantized_resets: u64,
+    pub snaps: u64,
+    pub inputs: u64,
+}
+
+/// The own aircraft's pose for rendering.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnPose {
+    pub position: Vec3,
+    /// Engine-body → world.
+    pub orientation: Quat,
+    pub velocity: Vec3,
+    /// Fractional server tick the pose stands for (state-tick convention).
+    pub render_tick: f64,
+    /// The visual offset included in `position`.
+    pub visual_offset: Vec3,
+}
+
+/// The predictor.
+#[derive(Debug)]
+pub struct ClientPrediction {
+    cfg: PredictionConfig,
+    planet: Planet,
+    floor: FlatFloor,
+    model: Option<Arc<AircraftModel>>,
+    entity: Option<OwnEntity>,
+    history: VecDeque<Entry>,
+    offset: Option<i64>,
+    current: Option<AircraftState>,
+    /// State tick of `current`.
+    current_tick: Option<u64>,
+    previous: Option<AircraftState>,
+    chain_exact: bool,
+    visual_pos: Vec3,
+    visual_rot: Quat,
+    pub stats: PredictionStats,
+}
+
+fn bit_equal(a: &AircraftState, b: &AircraftState) -> bool {
+    a.to_words()
+        .iter()
+        .zip(b.to_words().iter())
+        .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+impl ClientPrediction {
+    /// A predictor on a planet of `planet_radius_m` (from `MsgConnectAck`).
+    pub fn new(cfg: PredictionConfig, planet_radius_m: f64) -> Self {
+        let mut cfg = cfg;
+        cfg.history_ticks = cfg.history_ticks.max(MIN_HISTORY);
+        Self {
+            floor: FlatFloor {
+                height_m: cfg.ground_height_m,
+            },
+            planet: planet_for(planet_radius_m),
+            cfg,
+            model: None,
+            entity: None,
+            history: VecDeque::new(),
+            offset: None,
+            current: None,
+            current_tick: None,
+            previous: None,
+            chain_exact: false,
+            visual_pos: Vec3::ZERO,
+            visual_rot: Quat::IDENTITY,
+            stats: PredictionStats::default(),
+        }
+    }
+
+    pub fn config(&self) -> &PredictionConfig {
+        &self.cfg
+    }
+
+    /// Uses the planet the server announced (the same radius rule as the server's world).
+    pub fn set_planet_radius(&mut self, radius_m: f64) {
+        self.planet = planet_for(radius_m);
+    }
+
+    /// The flight model of the own entity's type.
+    pub fn set_model(&mut self, model: Option<Arc<AircraftModel>>) {
+        let same = match (&self.model, &model) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.model = model;
+            self.forget_states();
+        }
+    }
+
+    pub fn has_model(&self) -> bool {
+        self.model.is_some()
+    }
+
+    /// A new own entity (spawn, respawn, seat change): predicted states are dropped and the
+    /// render snaps; the recorded inputs stay (they are still what the player did).
+    pub fn reset_entity(&mut self, entity: Option<OwnEntity>) {
+        if self.entity != entity {
+            self.entity = entity;
+            self.forget_states();
+            self.offset = None;
+        }
+    }
+
+    fn forget_states(&mut self) {
+        if self.current.is_some() {
+            self.stats.snaps += 1;
+        }
+        self.current = None;
+        self.previous = None;
+        self.current_tick = None;
+        self.chain_exact = false;
+        for e in &mut self.history {
+            e.after = None;
+            e.step = None;
+            e.exact = false;
+        }
+        self.visual_pos = Vec3::ZERO;
+        self.visual_rot = Quat::IDENTITY;
+    }
+
+    pub fn entity(&self) -> Option<OwnEntity> {
+        self.entity
+    }
+
+    /// The newest predicted state.
+    pub fn state(&self) -> Option<&AircraftState> {
+        self.current.as_ref()
+    }
+
+    /// State tick of the newest predicted state.
+    pub fn current_tick(&self) -> Option<u64> {
+        self.current_tick
+    }
+
+    /// `server step = seq + offset`, once known.
+    pub fn offset(&self) -> Option<i64> {
+        self.offset
+    }
+
+    /// Inputs in the ring.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The state predicted after input `seq`, if it is still in the ring.
+    pub fn predicted_after(&self, seq: u32) -> Option<&AircraftState> {
+        self.history
+            .iter()
+            .rev()
+            .find(|e| e.seq == seq)
+            .and_then(|e| e.after.as_ref())
+    }
+
+    /// Every input still in the ring with a prediction: (seq, server step, state after, exact).
+    pub fn predictions(&self) -> impl Iterator<Item = (u32, u64, &AircraftState, bool)> {
+        self.history
+            .iter()
+            .filter_map(|e| Some((e.seq, e.step?, e.after.as_ref()?, e.exact)))
+    }
+
+    /// The visual offset currently added to the rendered position.
+    pub fn visual_offset(&self) -> (Vec3, Quat) {
+        (self.visual_pos, self.visual_rot)
+    }
+
+    fn step_once(
+        &self,
+        model: &AircraftModel,
+        state: &mut AircraftState,
+        controls: &Controls,
+        step: u64,
+        weather: &WeatherTimeline,
+    ) {
+        let calm = WindField::calm();
+        let env = StepEnv {
+            planet: &self.planet,
+            wind: weather.wind_at(step).unwrap_or(&calm),
+            floor: &self.floor,
+            tick: step,
+            entity: self.entity.map_or(0, |e| e.idx),
+            aero: true,
+        };
+        fl_flight::step(model, state, controls, &env);
+    }
+
+    /// Records input `seq` (sent this tick) and predicts one step with it.
+    pub fn push_input(&mut self, seq: u32, controls: Controls, weather: &WeatherTimeline) {
+        self.stats.inputs += 1;
+        if self.history.len() >= self.cfg.history_ticks {
+            self.history.pop_front();
+        }
+        let mut entry = Entry {
+            seq,
+            controls,
+            step: None,
+            after: None,
+            exact: false,
+        };
+        if let (Some(model), Some(state), Some(tick)) =
+            (self.model.clone(), self.current, self.current_tick)
+        {
+            let step = match self.offset {
+                Some(o) => (i64::from(seq) + o).max(0) as u64,
+                None => {
+                    // No ack yet: assume the next server step.
+                    self.offset = Some(tick as i64 - i64::from(seq));
+                    tick
+                }
+            };
+            let mut next = state;
+            self.step_once(&model, &mut next, &controls, step, weather);
+            let exact = self.chain_exact && step == tick && weather.is_exact_at(step);
+            self.previous = Some(state);
+            self.current = Some(next);
+            self.current_tick = Some(step + 1);
+            self.chain_exact = exact;
+            entry.step = Some(step);
+            entry.after = Some(next);
+            entry.exact = exact;
+        }
+        self.history.push_back(entry);
+    }
+
+    /// Resets to the server's state of snapshot tick `tick` and replays the unacknowledged
+    /// inputs. `own` must be for the current entity (the caller resets the entity first).
+    pub fn reconcile(
+        &mut self,
+        tick: u64,
+        own: &OwnSnapshot,
+        weather: &WeatherTimeline,
+    ) -> ReconcileReport {
+        let mut report = ReconcileReport {
+            tick,
+            ..ReconcileReport::default()
+        };
+        if self.entity != Some(own.entity) {
+            self.reset_entity(Some(own.entity));
+        }
+        let Some(model) = self.model.clone() else {
+            return report;
+        };
+        self.stats.reconciles += 1;
+        let (base, exact_base) = match own.exact {
+            Some(s) => (s, true),
+            None => {
+                report.quantized = true;
+                self.stats.quantized_resets += 1;
+                (state_from_record(own, self.current.as_ref(), &model), false)
+            }
+        };
+        if !base.is_finite() {
+            return report;
+        }
+        let old_latest = self.current;
+        let old_latest_seq = self.history.back().map(|e| e.seq);
+
+        // Which inputs the server has not applied yet, and when it will.
+        let first_replay = match own.acked_seq {
+            Some(acked) => {
+                self.offset = Some(tick as i64 - 1 - i64::from(acked));
+                if let Some(e) = self.history.iter().rev().find(|e| e.seq == acked)
+                    && let Some(pred) = &e.after
+                {
+                    report.compared = true;
+                    report.exact_basis = e.exact;
+                    report.bit_exact = bit_equal(pred, &base);
+                    report.error_m = (pred.position - base.position).length();
+                }
+                self.history
+                    .iter()
+                    .position(|e| seq32_newer(e.seq, acked))
+                    .unwrap_or(self.history.len())
+            }
+            None => {
+                report.fallback = true;
+                self.stats.fallback_reconciles += 1;
+                let d = usize::from(own.delay_ticks.unwrap_or(0)).min(self.history.len());
+                let first = self.history.len() - d;
+                if let Some(e) = self.history.get(first) {
+                    self.offset = Some(tick as i64 - i64::from(e.seq));
+                }
+                first
+            }
+        };
+
+        // Reset and replay.
+        let offset = self.offset.unwrap_or(0);
+        let mut state = base;
+        let mut state_tick = tick;
+        let mut previous = None;
+        let mut exact = exact_base;
+        for i in first_replay..self.history.len() {
+            let (seq, controls) = {
+                let e = &self.history[i];
+                (e.seq, e.controls)
+            };
+            let step = (i64::from(seq) + offset).max(0) as u64;
+            previous = Some(state);
+            self.step_once(&model, &mut state, &controls, step, weather);
+            exact = exact && step == state_tick && weather.is_exact_at(step);
+            state_tick = step + 1;
+            let e = &mut self.history[i];
+            e.step = Some(step);
+            e.after = Some(state);
+            e.exact = exact;
+            report.replayed += 1;
+        }
+        self.previous = previous.or_else(|| {
+            first_replay
+                .checked_sub(2)
+                .and_then(|i| self.history.get(i))
+                .and_then(|e| e.after)
+        });
+        self.current = Some(state);
+        self.current_tick = Some(state_tick);
+        self.chain_exact = exact;
+
+        // The jump of the latest pose (same newest input before and after) goes into the
+        // visual offset, unless it is a teleport.
+        if let (Some(old), Some(_)) = (old_latest, old_latest_seq) {
+            let jump = old.position - state.position;
+            report.jump_m = jump.length();
+            if report.jump_m > self.cfg.snap_distance_m || !report.jump_m.is_finite() {
+                report.snapped = true;
+                self.stats.snaps += 1;
+                self.visual_pos = Vec3::ZERO;
+                self.visual_rot = Quat::IDENTITY;
+            } else {
+                self.visual_pos += jump;
+                self.visual_rot = self
+                    .visual_rot
+                    .then(old.orientation)
+                    .then(state.orientation.conjugate())
+                    .normalize();
+            }
+        }
+
+        self.stats.replayed.push(report.replayed as f64);
+        self.stats.jump_m.push(report.jump_m);
+        if report.compared {
+            self.stats.compared += 1;
+            self.stats.correction_m.push(report.error_m);
+            if report.exact_basis {
+                self.stats.exact_basis_compares += 1;
+            }
+            if !report.bit_exact {
+                self.stats.corrections += 1;
+                if report.exact_basis {
+                    self.stats.exact_basis_corrections += 1;
+                }
+            }
+        }
+        report
+    }
+
+    /// Lets the visual offset decay over a frame of `dt` (half-life from the configuration).
+    pub fn decay(&mut self, dt: Duration) {
+        let h = self.cfg.visual_half_life.as_secs_f64();
+        let k = if h > 0.0 {
+            0.5f64.powf(dt.as_secs_f64() / h)
+        } else {
+            0.0
+        };
+        self.visual_pos = self.visual_pos * k;
+        if self.visual_pos.length() < 1e-9 {
+            self.visual_pos = Vec3::ZERO;
+        }
+        self.visual_rot = slerp(Quat::IDENTITY, self.visual_rot, k);
+        if angle(self.visual_rot) < 1e-12 {
+            self.visual_rot = Quat::IDENTITY;
+        }
+    }
+
+    /// The pose to draw: between the last two predicted states at `alpha` (the input clock's
+    /// fraction of the current tick), plus the visual offset.
+    pub fn render_pose(&self, alpha: f64) -> Option<OwnPose> {
+        let cur = self.current?;
+        let tick = self.current_tick?;
+        let prev = self.previous.unwrap_or(cur);
+        let a = alpha.clamp(0.0, 1.0);
+        let base = lerp(prev.position, cur.position, a);
+        Some(OwnPose {
+            position: base + self.visual_pos,
+            orientation: self
+                .visual_rot
+                .then(slerp(prev.orientation, cur.orientation, a))
+                .normalize(),
+            velocity: lerp(prev.velocity, cur.velocity, a),
+            render_tick: tick as f64 - 1.0 + a,
+            visual_offset: self.visual_pos,
+        })
+    }
+}
+
+/// The planet the server's world uses for a radius (its own sanity rule, Earth's μ).
+pub fn planet_for(radius_m: f64) -> Planet {
+    Planet {
+        radius_m: if radius_m.is_finite() && radius_m > 1000.0 {
+            radius_m
+        } else {
+            Planet::earth().radius_m
+        },
+        ..Planet::earth()
+    }
+}
+
+/// A state rebuilt from the quantized record, keeping what the record does not carry (spool,
+/// actuators, surfaces…) from the latest prediction.
+fn state_from_record(
+    own: &OwnSnapshot,
+    template: Option<&AircraftState>,
+    model: &AircraftModel,
+) -> AircraftState {
+    let r = &own.record;
+    let fuel = f64::from(r.fuel_pct) / 100.0 * model.max_fuel_kg;
+    let mut s = template
+        .copied()
+        .unwrap_or_else(|| AircraftState::flying(r.position, 0.0, 0.0, fuel));
+    s.position = r.position;
+    s.velocity = r.velocity;
+    s.orientation = r.orientation;
+    if let Some(w) = r.omega {
+        s.body_rates = w;
+    }
+    if (s.fuel_kg - fuel).abs() > 0.01 * model.max_fuel_kg {
+        s.fuel_kg = fuel;
+    }
+    if (s.afterburner > 0.5) != r.ab_engaged {
+        s.afterburner = if r.ab_engaged { 1.0 } else { 0.0 };
+    }
+    s
+}

@@ -1,0 +1,1022 @@
+//! `ClientSession`: one connection to a server, from the transport handshake to the end.
+//!
+//! States: `Connecting` (transport handshake) → `Handshaking` (the client's `MsgConnectRequest`
+//! and the server's `MsgHello` cross; then `MsgConnectAck` or `MsgConnectRefusal`) → `InWorld`
+//! → `Ended`. Every way a session can end has one [`EndReason`] with a player-facing sentence:
+//! each refusal code, a protocol version mismatch, a handshake timeout, a changed server
+//! identity, a lost connection, a server shutdown (announced by `MsgServerNotice`).
+//!
+//! In the world it keeps the type registry (kept on `ConnectAckTypesUnchanged`), factions and
+//! alert levels, the weather timeline, notices and the MOTD, the peer delay, and the entity
+//! table fed by snapshots: stale or duplicate ticks are dropped before decoding, despawns are
+//! applied before upserts, deltas for unknown entities are ignored, the retention timeout evicts,
+//! every snapshot TLV is read. It stamps the ack (high-water tick + 32-bit selective mask) on
+//! every input and on the 1 Hz heartbeat.
+//!
+//! Owns the transport and the protocol state. Time is passed in (`now`, any monotonic origin):
+//! the session never reads a clock, so LinkSim tests are deterministic.
+
+use crate::entities::{EntityEntry, EntityTable, Upsert};
+use crate::messages::EndReason;
+use crate::weather::WeatherTimeline;
+use fl_flight::AircraftState;
+use fl_net::quic::{QuicClient, QuicError, TrustPolicy};
+use fl_net::{Channel, ClientEvent, ClientTransport, DisconnectReason, LinkStats, SendError};
+use fl_protocol::ack::{AckStamp, AckTracker};
+use fl_protocol::enums::{AlertLevel, PeerRole};
+use fl_protocol::ids::Direction;
+use fl_protocol::msg::admin::AdminCommand;
+use fl_protocol::msg::handshake::{
+    ConnectAck, ConnectRefusal, ConnectRequest, EntityTypeDef, PackManifestEntry,
+};
+use fl_protocol::msg::world::{ClientInput, Heartbeat};
+use fl_protocol::snapshot::{RETENTION_TICKS, SnapshotDecoder};
+use fl_protocol::tlv::{EffectRecord, Ext, Extensions, OWN_STATE_FORMAT, tag};
+use fl_protocol::{FixedStr, Message, MsgId, PROTOCOL_VERSION, Packet};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// How long `SnapshotServerThrottle` stays latched after the last tagged snapshot (ticks).
+const THROTTLE_LATCH_TICKS: u64 = 180;
+/// Longest admin output kept (the spec's 64 KB reassembly cap).
+const MAX_ADMIN_OUTPUT: usize = 64 * 1024;
+/// Weather windows older than this many ticks behind the newest snapshot are forgotten.
+const WEATHER_KEEP_TICKS: u64 = 600;
+
+/// How the session presents itself and how patient it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionConfig {
+    pub callsign: String,
+    /// Entity type to fly; empty = the server's default.
+    pub requested_entity_type: String,
+    pub role: PeerRole,
+    /// Join password (`ConnectJoinPassword`).
+    pub password: Option<String>,
+    /// Stable pilot identity (`ConnectIdentity`).
+    pub identity: Option<String>,
+    /// Mounted content packs (id, version).
+    pub packs: Vec<(String, String)>,
+    /// From the start until `MsgConnectAck`.
+    pub handshake_timeout: Duration,
+    /// Heartbeat period once snapshots flow.
+    pub heartbeat_interval: Duration,
+    /// This client's build (compared with `HelloBuildVersion`).
+    pub client_build: String,
+    /// MOTD banner time when the server leaves it to the client.
+    pub motd_display: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            callsign: "Pilot".to_owned(),
+            requested_entity_type: String::new(),
+            role: PeerRole::Pilot,
+            password: None,
+            identity: None,
+            packs: Vec::new(),
+            handshake_timeout: Duration::from_secs(15),
+            heartbeat_interval: Duration::from_secs(1),
+            client_build: crate::BUILD_VERSION.to_owned(),
+            motd_display: Duration::from_secs(15),
+        }
+    }
+}
+
+/// Where the session is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionState {
+    /// The transport handshake (QUIC/TLS) is under way.
+    Connecting,
+    /// Transport up; waiting for `MsgHello` and `MsgConnectAck`.
+    Handshaking,
+    /// Admitted.
+    InWorld,
+    /// Over; see [`ClientSession::end_reason`].
+    Ended,
+}
+
+/// The player's own entity: pool index and its full 32-bit generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnEntity {
+    pub idx: u32,
+    pub generation: u32,
+}
+
+impl OwnEntity {
+    /// Whether a wire record's 16-bit generation is this entity's (the low 16 bits).
+    pub fn matches_wire(&self, idx: u32, wire_generation: u16) -> bool {
+        self.idx == idx && wire_generation == wire_generation_of(self.generation)
+    }
+}
+
+/// The generation a record carries for a full 32-bit generation (its low 16 bits).
+pub fn wire_generation_of(generation: u32) -> u16 {
+    (generation & 0xFFFF) as u16
+}
+
+/// What `MsgConnectAck` granted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Admission {
+    pub tick_rate_hz: u8,
+    pub role: PeerRole,
+    pub own: Option<OwnEntity>,
+    pub peer_id: u32,
+    /// Planet radius in metres (the ack carries f32 km).
+    pub planet_radius_m: f64,
+    /// `ConnectAckAuthority`: granted capability bits and faction.
+    pub authority: Option<(u64, u16)>,
+}
+
+/// One faction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Faction {
+    pub index: u16,
+    pub id: String,
+    /// Display name (the id when the server sent none).
+    pub name: String,
+    pub alert: Option<AlertLevel>,
+}
+
+/// A server notice (shutdown countdown).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub seconds_remaining: u16,
+    pub text: String,
+    pub received_at: Duration,
+}
+
+/// The message of the day.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotdInfo {
+    pub text: String,
+    /// Non-empty lines, `\r` stripped.
+    pub lines: Vec<String>,
+    /// How long the banner shows.
+    pub display: Duration,
+    pub received_at: Duration,
+}
+
+/// The own aircraft as one snapshot describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnSnapshot {
+    pub entity: OwnEntity,
+    pub type_index: u32,
+    /// The exact state from `SnapshotOwnState`, when present and valid for this entity.
+    pub exact: Option<AircraftState>,
+    /// A `SnapshotOwnState` was present but refused (other entity, format, invalid words).
+    pub own_state_refused: bool,
+    /// The quantized record.
+    pub record: EntityEntry,
+    /// `SnapshotLastAckedSeqNum`.
+    pub acked_seq: Option<u32>,
+    /// `SnapshotPeerDelayTicks`.
+    pub delay_ticks: Option<u16>,
+}
+
+/// What one applied snapshot changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotUpdate {
+    pub tick: u64,
+    pub received_at: Duration,
+    pub bytes: usize,
+    pub own: Option<OwnSnapshot>,
+    /// Records applied, in packet order.
+    pub changes: Vec<(u32, Upsert)>,
+    /// Entities gone: despawned (before the records) and evicted by retention (after).
+    pub removed: Vec<u32>,
+    /// Cosmetic effects of known types.
+    pub effects: Vec<EffectRecord>,
+}
+
+/// Something the caller may act on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    TransportConnected,
+    /// `MsgHello` arrived and matches; `build_warning` when the builds differ.
+    Hello {
+        build_warning: Option<String>,
+    },
+    /// The first `MsgConnectAck`.
+    Admitted,
+    /// The own entity changed (respawn, seat change, first assignment).
+    OwnEntityChanged {
+        previous: Option<OwnEntity>,
+        current: Option<OwnEntity>,
+    },
+    /// The type registry was replaced.
+    TypesUpdated,
+    Snapshot(Box<SnapshotUpdate>),
+    Weather,
+    Notice(Notice),
+    Motd,
+    PeerDelay {
+        delay_ticks: u16,
+    },
+    AdminOutput {
+        req_id: u16,
+        text: String,
+    },
+    Ended(EndReason),
+}
+
+/// Counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SessionStats {
+    pub snapshots_received: u64,
+    pub snapshots_applied: u64,
+    /// Older than or equal to the newest applied tick (duplicates and reordering).
+    pub snapshots_stale: u64,
+    pub snapshots_wrong_version: u64,
+    pub snapshots_before_admission: u64,
+    pub decode_errors: u64,
+    pub wrong_direction: u64,
+    pub unexpected_messages: u64,
+    pub inputs_sent: u64,
+    pub heartbeats_sent: u64,
+    pub send_failures: u64,
+    pub snapshot_bytes: u64,
+}
+
+/// Why a session could not even start.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot start the QUIC connection: {0}")]
+    Quic(#[from] QuicError),
+}
+
+/// One connection to a server.
+pub struct ClientSession {
+    transport: Box<dyn ClientTransport>,
+    cfg: SessionConfig,
+    state: SessionState,
+    started_at: Duration,
+    hello: Option<(u16, Option<String>)>,
+    admission: Option<Admission>,
+    types: BTreeMap<u32, EntityTypeDef>,
+    factions: BTreeMap<u16, Faction>,
+    weather: WeatherTimeline,
+    notices: Vec<Notice>,
+    motd: Option<MotdInfo>,
+    peer_delay_ticks: Option<u16>,
+    acks: AckTracker,
+    last_tick: Option<u64>,
+    decoder: SnapshotDecoder,
+    entities: EntityTable,
+    peer_count: Option<u16>,
+    latency_ms: Option<u16>,
+    delay_ticks: Option<u16>,
+    throttle: Option<(u8, u8, u64)>,
+    last_snapshot_at: Option<Duration>,
+    last_heartbeat: Option<Duration>,
+    refusal: Option<ConnectRefusal>,
+    shutdown_notice: Option<String>,
+    end: Option<EndReason>,
+    admin_output: String,
+    admin_req: u16,
+    events: Vec<SessionEvent>,
+    transport_events: Vec<ClientEvent>,
+    stats: SessionStats,
+}
+
+impl std::fmt::Debug for ClientSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientSession")
+            .field("state", &self.state)
+            .field("own", &self.own_entity())
+            .field("last_tick", &self.last_tick)
+            .field("entities", &self.entities.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientSession {
+    /// A session over an already created transport (LinkSim, or QUIC made by the caller).
+    pub fn new(transport: Box<dyn ClientTransport>, cfg: SessionConfig, now: Duration) -> Self {
+        Self {
+            transport,
+            cfg,
+            state: SessionState::Connecting,
+            started_at: now,
+            hello: None,
+            admission: None,
+            types: BTreeMap::new(),
+            factions: BTreeMap::new(),
+            weather: WeatherTimeline::new(),
+            notices: Vec::new(),
+            motd: None,
+            peer_delay_ticks: None,
+            acks: AckTracker::new(),
+            last_tick: None,
+            decoder: SnapshotDecoder::new(),
+            entities: EntityTable::new(),
+            peer_count: None,
+            latency_ms: None,
+            delay_ticks: None,
+            throttle: None,
+            last_snapshot_at: None,
+            last_heartbeat: None,
+            refusal: None,
+            shutdown_notice: None,
+            end: None,
+            admin_output: String::new(),
+            admin_req: 0,
+            events: Vec::new(),
+            transport_events: Vec::new(),
+            stats: SessionStats::default(),
+        }
+    }
+
+    /// Connects over QUIC to `addr`, verifying the server as `trust` says (trust on first use
+    /// through `known_hosts`, or a pinned fingerprint). `server_name` keys `known_hosts`.
+    pub fn connect_quic(
+        addr: SocketAddr,
+        server_name: &str,
+        trust: TrustPolicy,
+        cfg: SessionConfig,
+        now: Duration,
+    ) -> Result<Self, SessionError> {
+        let client = QuicClient::connect(addr, server_name, trust)?;
+        Ok(Self::new(Box::new(client), cfg, now))
+    }
+
+    pub fn state(&self) -> SessionState {
+        self.state
+    }
+
+    pub fn config(&self) -> &SessionConfig {
+        &self.cfg
+    }
+
+    /// Why the session ended (once `Ended`).
+    pub fn end_reason(&self) -> Option<&EndReason> {
+        self.end.as_ref()
+    }
+
+    /// The server's protocol version and build, once `MsgHello` arrived.
+    pub fn hello(&self) -> Option<(u16, Option<&str>)> {
+        self.hello.as_ref().map(|(v, b)| (*v, b.as_deref()))
+    }
+
+    /// The warning shown when the server's build differs from ours.
+    pub fn build_warning(&self) -> Option<String> {
+        let (_, build) = self.hello.as_ref()?;
+        let build = build.as_deref()?;
+        (build != self.cfg.client_build).then(|| {
+            format!(
+                "The server runs build {build}, this client is build {}; features added between \
+                 them may not work.",
+                self.cfg.client_build
+            )
+        })
+    }
+
+    pub fn admission(&self) -> Option<&Admission> {
+        self.admission.as_ref()
+    }
+
+    pub fn own_entity(&self) -> Option<OwnEntity> {
+        self.admission.as_ref().and_then(|a| a.own)
+    }
+
+    /// The entity type registry, by index.
+    pub fn types(&self) -> &BTreeMap<u32, EntityTypeDef> {
+        &self.types
+    }
+
+    pub fn factions(&self) -> &BTreeMap<u16, Faction> {
+        &self.factions
+    }
+
+    pub fn weather(&self) -> &WeatherTimeline {
+        &self.weather
+    }
+
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    pub fn motd(&self) -> Option<&MotdInfo> {
+        self.motd.as_ref()
+    }
+
+    /// `MsgPeerDelay`'s estimate in ticks (the server's `now − acked tick`, about one RTT).
+    pub fn peer_delay_ticks(&self) -> Option<u16> {
+        self.peer_delay_ticks
+    }
+
+    pub fn entities(&self) -> &EntityTable {
+        &self.entities
+    }
+
+    /// The newest applied snapshot tick.
+    pub fn last_snapshot_tick(&self) -> Option<u64> {
+        self.last_tick
+    }
+
+    /// The ack stamp the next input or heartbeat carries.
+    pub fn ack_stamp(&self) -> Option<AckStamp> {
+        self.acks.stamp()
+    }
+
+    /// `SnapshotPeerCount`.
+    pub fn server_peer_count(&self) -> Option<u16> {
+        self.peer_count
+    }
+
+    /// `SnapshotPeerLatency` (ms).
+    pub fn snapshot_latency_ms(&self) -> Option<u16> {
+        self.latency_ms
+    }
+
+    /// `SnapshotServerThrottle` as (load %, interval ticks) while latched: the server, not the
+    /// player's link, is shedding snapshots.
+    pub fn server_throttle(&self) -> Option<(u8, u8)> {
+        let (load, interval, until) = self.throttle?;
+        (self.last_tick? <= until).then_some((load, interval))
+    }
+
+    pub fn admin_output(&self) -> &str {
+        &self.admin_output
+    }
+
+    pub fn stats(&self) -> SessionStats {
+        self.stats
+    }
+
+    pub fn link_stats(&self) -> LinkStats {
+        self.transport.link_stats()
+    }
+
+    /// What stage the handshake is waiting for (for timeout texts and loading screens).
+    pub fn stage(&self) -> &'static str {
+        match self.state {
+            SessionState::Connecting => "waiting for the connection",
+            SessionState::Handshaking if self.hello.is_none() => "waiting for the server's hello",
+            SessionState::Handshaking => "waiting to be admitted",
+            SessionState::InWorld => "in the world",
+            SessionState::Ended => "ended",
+        }
+    }
+
+    /// Services the transport and the timers; events since the last call are appended to `out`.
+    pub fn update(&mut self, now: Duration, out: &mut Vec<SessionEvent>) {
+        if self.state != SessionState::Ended {
+            let mut evs = std::mem::take(&mut self.transport_events);
+            self.transport.poll(&mut evs);
+            for ev in evs.drain(..) {
+                if self.state == SessionState::Ended {
+                    break;
+                }
+                match ev {
+                    ClientEvent::Connected => self.on_connected(),
+                    ClientEvent::Received { channel, payload } => {
+                        self.receive(channel, &payload, now)
+                    }
+                    ClientEvent::Disconnected { reason } => self.on_disconnected(reason),
+                }
+            }
+            self.transport_events = evs;
+        }
+        if matches!(
+            self.state,
+            SessionState::Connecting | SessionState::Handshaking
+        ) && now.saturating_sub(self.started_at) >= self.cfg.handshake_timeout
+        {
+            let stage = self.stage();
+            self.transport.disconnect("handshake timed out");
+            self.finish(EndReason::HandshakeTimeout {
+                waited: now.saturating_sub(self.started_at),
+                stage,
+            });
+        }
+        if self.state == SessionState::InWorld
+            && self.last_tick.is_some()
+            && self
+                .last_heartbeat
+                .is_none_or(|t| now.saturating_sub(t) >= self.cfg.heartbeat_interval)
+        {
+            self.send_heartbeat(now);
+        }
+        out.append(&mut self.events);
+    }
+
+    /// Ends the session from this side.
+    pub fn disconnect(&mut self, reason: &str) {
+        if self.state != SessionState::Ended {
+            self.transport.disconnect(reason);
+            self.finish(EndReason::Local(reason.to_owned()));
+        }
+    }
+
+    /// Sends one input, stamped with the protocol version and the current ack. Only in the world.
+    pub fn send_input(&mut self, input: &mut ClientInput) -> Result<(), SendError> {
+        if self.state != SessionState::InWorld {
+            return Err(SendError::NotConnected);
+        }
+        input.protocol_version = PROTOCOL_VERSION;
+        let stamp = self.acks.stamp().unwrap_or_default();
+        input.tick_index = stamp.high;
+        input.ack_mask = stamp.mask;
+        let r = self.send(Channel::Unreliable, Message::from(input.clone()));
+        if r.is_ok() {
+            self.stats.inputs_sent += 1;
+        }
+        r
+    }
+
+    /// Sends an operator command (`MsgAdminCommand`); the answer arrives as `AdminOutput`.
+    pub fn send_admin(&mut self, token: &str, command: &str) -> Result<u16, SendError> {
+        if self.state == SessionState::Ended {
+            return Err(SendError::NotConnected);
+        }
+        self.admin_req = self.admin_req.wrapping_add(1);
+        let cmd = AdminCommand {
+            req_id: self.admin_req,
+            token: FixedStr::new(token),
+            command: FixedStr::new(command),
+        };
+        self.send(Channel::Reliable, cmd.into())?;
+        Ok(self.admin_req)
+    }
+
+    fn send(&mut self, channel: Channel, msg: Message) -> Result<(), SendError> {
+        self.send_with(channel, msg, &Extensions::new())
+    }
+
+    fn send_with(
+        &mut self,
+        channel: Channel,
+        msg: Message,
+        ext: &Extensions,
+    ) -> Result<(), SendError> {
+        let bytes = match msg.encode_with(ext) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::warn!("cannot encode {:?}: {e}", msg.id());
+                self.stats.send_failures += 1;
+                return Err(SendError::TooLarge { size: 0, max: 0 });
+            }
+        };
+        let r = self.transport.send(channel, &bytes);
+        if let Err(e) = &r {
+            self.stats.send_failures += 1;
+            tracing::debug!(?channel, "send failed: {e}");
+        }
+        r
+    }
+
+    fn send_heartbeat(&mut self, now: Duration) {
+        let stamp = self.acks.stamp().unwrap_or_default();
+        let hb = Heartbeat {
+            ack_mask: stamp.mask,
+            tick_index: stamp.high,
+        };
+        self.last_heartbeat = Some(now);
+        if self.send(Channel::Unreliable, hb.into()).is_ok() {
+            self.stats.heartbeats_sent += 1;
+        }
+    }
+
+    fn finish(&mut self, reason: EndReason) {
+        if self.state == SessionState::Ended {
+            return;
+        }
+        tracing::info!("session ended: {}", reason.message());
+        self.state = SessionState::Ended;
+        self.end = Some(reason.clone());
+        self.events.push(SessionEvent::Ended(reason));
+    }
+
+    fn on_connected(&mut self) {
+        if self.state != SessionState::Connecting {
+            return;
+        }
+        self.state = SessionState::Handshaking;
+        self.events.push(SessionEvent::TransportConnected);
+        let req = ConnectRequest {
+            requested_role: self.cfg.role,
+            protocol_version: PROTOCOL_VERSION,
+            requested_entity_type: FixedStr::new(&self.cfg.requested_entity_type),
+            callsign: FixedStr::new(&self.cfg.callsign),
+            packs: self
+                .cfg
+                .packs
+                .iter()
+                .map(|(id, version)| PackManifestEntry {
+                    id: FixedStr::new(id),
+                    version: FixedStr::new(version),
+                    content_hash: [0; 32],
+                })
+                .collect(),
+        };
+        let mut ext = Extensions::new();
+        if let Some(id) = &self.cfg.identity {
+            let _ = ext.push(&Ext::ConnectIdentity(id.clone()));
+        }
+        if let Some(pw) = &self.cfg.password {
+            let _ = ext.push(&Ext::ConnectJoinPassword(pw.clone()));
+        }
+        if self.send_with(Channel::Reliable, req.into(), &ext).is_err() {
+            self.finish(EndReason::Transport(
+                "the join request could not be sent".into(),
+            ));
+        }
+    }
+
+    fn on_disconnected(&mut self, reason: DisconnectReason) {
+        let end = if let Some(r) = self.refusal.take() {
+            EndReason::Refused {
+                code: r.code,
+                reason: r.reason.as_str().to_owned(),
+            }
+        } else {
+            match reason {
+                DisconnectReason::IdentityChanged { expected, got } => {
+                    EndReason::IdentityChanged { expected, got }
+                }
+                DisconnectReason::TimedOut => {
+                    if self.state == SessionState::Connecting {
+                        EndReason::Transport("no answer from the server address".into())
+                    } else {
+                        EndReason::TimedOut
+                    }
+                }
+                DisconnectReason::Remote(text) => match self.shutdown_notice.clone() {
+                    Some(notice) => EndReason::ServerShutdown { notice },
+                    None if text == "server shut down" || text == "Server shutting down." => {
+                        EndReason::ServerShutdown { notice: text }
+                    }
+                    None => EndReason::ClosedByServer(text),
+                },
+                DisconnectReason::Local(text) => EndReason::Local(text),
+                DisconnectReason::Transport(text) => EndReason::Transport(text),
+            }
+        };
+        self.finish(end);
+    }
+
+    /// Handles one received message (public so benchmarks and tools can feed bytes directly).
+    pub fn receive(&mut self, channel: Channel, payload: &[u8], now: Duration) {
+        let Some(&first) = payload.first() else {
+            self.stats.decode_errors += 1;
+            return;
+        };
+        let Some(id) = MsgId::from_u8(first) else {
+            self.stats.decode_errors += 1;
+            return;
+        };
+        if id.info().direction != Direction::ServerToClient || id.info().lane.channel().is_none() {
+            self.stats.wrong_direction += 1;
+            return;
+        }
+        if id == MsgId::WorldSnapshot {
+            self.on_snapshot(payload, now);
+            return;
+        }
+        let packet = match Packet::decode(payload) {
+            Ok(p) => p,
+            Err(e) => {
+                self.stats.decode_errors += 1;
+                tracing::debug!("undecodable {id:?}: {e}");
+                return;
+            }
+        };
+        let reliable = channel == Channel::Reliable;
+        match packet.message {
+            Message::Hello(h) if reliable => self.on_hello(h.protocol_version, &packet.ext),
+            Message::ConnectRefusal(r) if reliable => {
+                tracing::info!(code = ?r.code, reason = r.reason.as_str(), "refused");
+                let end = EndReason::Refused {
+                    code: r.code,
+                    reason: r.reason.as_str().to_owned(),
+                };
+                self.transport.disconnect("refused");
+                self.finish(end);
+            }
+            Message::ConnectAck(ack) if reliable => self.on_ack(ack, &packet.ext),
+            Message::FactionDef(def) => {
+                for r in def.records {
+                    let name = if r.name.as_str().is_empty() {
+                        r.id.as_str().to_owned()
+                    } else {
+                        r.name.as_str().to_owned()
+                    };
+                    let alert = self.factions.get(&r.faction_index).and_then(|f| f.alert);
+                    self.factions.insert(
+                        r.faction_index,
+                        Faction {
+                            index: r.faction_index,
+                            id: r.id.as_str().to_owned(),
+                            name,
+                            alert,
+                        },
+                    );
+                }
+            }
+            Message::AlertLevelChange(a) => {
+                let f = self.factions.entry(a.faction_index).or_insert(Faction {
+                    index: a.faction_index,
+                    id: String::new(),
+                    name: format!("faction {}", a.faction_index),
+                    alert: None,
+                });
+                f.alert = Some(a.level);
+            }
+            Message::WeatherState(w) => {
+                let fallback = self.last_tick.map_or(0, |t| t + 1);
+                self.weather.on_message(&w, &packet.ext, fallback);
+                self.events.push(SessionEvent::Weather);
+            }
+            Message::ServerNotice(n) => {
+                let notice = Notice {
+                    seconds_remaining: n.seconds_remaining,
+                    text: n.text.as_str().to_owned(),
+                    received_at: now,
+                };
+                if n.seconds_remaining == 0 {
+                    self.shutdown_notice = Some(notice.text.clone());
+                }
+                if self.notices.len() >= 64 {
+                    self.notices.remove(0);
+                }
+                self.notices.push(notice.clone());
+                self.events.push(SessionEvent::Notice(notice));
+            }
+            Message::Motd(m) => {
+                let lines = m
+                    .text
+                    .split('\n')
+                    .map(|l| l.trim_end_matches('\r'))
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                let display = if m.display_seconds == 0 {
+                    self.cfg.motd_display
+                } else {
+                    Duration::from_secs(u64::from(m.display_seconds))
+                };
+                self.motd = Some(MotdInfo {
+                    text: m.text,
+                    lines,
+                    display,
+                    received_at: now,
+                });
+                self.events.push(SessionEvent::Motd);
+            }
+            Message::PeerDelay(d) => {
+                if d.delay_ticks > 0 {
+                    self.peer_delay_ticks = Some(d.delay_ticks);
+                    self.events.push(SessionEvent::PeerDelay {
+                        delay_ticks: d.delay_ticks,
+                    });
+                }
+            }
+            Message::AdminResponse(r) => {
+                self.push_admin(r.text.as_str());
+                self.events.push(SessionEvent::AdminOutput {
+                    req_id: r.req_id,
+                    text: r.text.as_str().to_owned(),
+                });
+            }
+            Message::AdminResponseChunk(c) => {
+                self.push_admin(c.body.as_str());
+                self.events.push(SessionEvent::AdminOutput {
+                    req_id: c.req_id,
+                    text: c.body.as_str().to_owned(),
+                });
+            }
+            other => {
+                // Messages of later issues (chat, rosters, combat, voice…) and reliable-only
+                // messages that arrived on the wrong lane.
+                self.stats.unexpected_messages += 1;
+                tracing::trace!(id = ?other.id(), ?channel, "message not handled");
+            }
+        }
+    }
+
+    fn push_admin(&mut self, text: &str) {
+        if self.admin_output.len() + text.len() < MAX_ADMIN_OUTPUT {
+            self.admin_output.push_str(text);
+            self.admin_output.push('\n');
+        }
+    }
+
+    fn on_hello(&mut self, version: u16, ext: &Extensions) {
+        let build = match ext.get(tag::HELLO_BUILD_VERSION) {
+            Some(Ext::HelloBuildVersion(b)) => Some(b),
+            _ => None,
+        };
+        self.hello = Some((version, build));
+        if version != PROTOCOL_VERSION {
+            self.transport.disconnect("protocol version mismatch");
+            self.finish(EndReason::VersionMismatch {
+                server: version,
+                client: PROTOCOL_VERSION,
+            });
+            return;
+        }
+        let build_warning = self.build_warning();
+        if let Some(w) = &build_warning {
+            tracing::warn!("{w}");
+        }
+        self.events.push(SessionEvent::Hello { build_warning });
+    }
+
+    fn on_ack(&mut self, ack: ConnectAck, ext: &Extensions) {
+        if self.hello.is_none() {
+            // Reliable and ordered: a server always says hello first. One that does not is not
+            // speaking our protocol; still, the ack tells us what we need, so accept it.
+            tracing::debug!("MsgConnectAck before MsgHello");
+        }
+        let unchanged = ext.find(tag::CONNECT_ACK_TYPES_UNCHANGED).is_some();
+        if !unchanged && !ack.types.is_empty() {
+            self.types = ack
+                .types
+                .iter()
+                .map(|t| (t.type_index, t.clone()))
+                .collect();
+            self.events.push(SessionEvent::TypesUpdated);
+        }
+        let authority = match ext.get(tag::CONNECT_ACK_AUTHORITY) {
+            Some(Ext::ConnectAckAuthority {
+                caps,
+                faction_index,
+            }) => Some((caps, faction_index)),
+            _ => None,
+        };
+        let own = (ack.assigned_entity_gen != 0).then_some(OwnEntity {
+            idx: ack.assigned_entity_idx,
+            generation: ack.assigned_entity_gen,
+        });
+        let radius_km = f64::from(ack.planet_radius_km);
+        let planet_radius_m = if radius_km.is_finite() && radius_km > 1.0 {
+            radius_km * 1000.0
+        } else {
+            fl_flight::gravity::EARTH_RADIUS_M
+        };
+        let previous = self.own_entity();
+        let first = self.admission.is_none();
+        self.admission = Some(Admission {
+            tick_rate_hz: ack.tick_rate_hz,
+            role: ack.granted_role,
+            own,
+            peer_id: ack.peer_id,
+            planet_radius_m,
+            authority,
+        });
+        if first {
+            self.state = SessionState::InWorld;
+            self.events.push(SessionEvent::Admitted);
+        }
+        if first || previous != own {
+            self.events.push(SessionEvent::OwnEntityChanged {
+                previous,
+                current: own,
+            });
+        }
+    }
+
+    fn on_snapshot(&mut self, payload: &[u8], now: Duration) {
+        self.stats.snapshots_received += 1;
+        let header = match SnapshotDecoder::header(payload) {
+            Ok(h) => h,
+            Err(_) => {
+                self.stats.decode_errors += 1;
+                return;
+            }
+        };
+        if u16::from(header.protocol_version) != PROTOCOL_VERSION {
+            self.stats.snapshots_wrong_version += 1;
+            return;
+        }
+        if self.state != SessionState::InWorld {
+            self.stats.snapshots_before_admission += 1;
+            return;
+        }
+        let tick = header.tick_index;
+        if self.last_tick.is_some_and(|last| tick <= last) {
+            // Stale or duplicate: never applied, never acked, so the ack stays a high-water mark.
+            self.stats.snapshots_stale += 1;
+            return;
+        }
+        let (_, snap, ext) = match self.decoder.decode(payload) {
+            Ok(d) => d,
+            Err(e) => {
+                self.stats.decode_errors += 1;
+                tracing::debug!(tick, "snapshot rejected: {e}");
+                return;
+            }
+        };
+        self.acks.record(tick);
+        self.last_tick = Some(tick);
+        self.last_snapshot_at = Some(now);
+        self.stats.snapshots_applied += 1;
+        self.stats.snapshot_bytes += payload.len() as u64;
+
+        let mut acked_seq = None;
+        let mut own_state = None;
+        let mut removed = Vec::new();
+        let mut effects = Vec::new();
+        let mut articulation = None;
+        let mut crew = None;
+        self.delay_ticks = None;
+        for entry in ext.iter() {
+            let Some(value) = ext.get(entry.tag) else {
+                continue; // unknown tag or malformed payload: skipped
+            };
+            match value {
+                Ext::SnapshotPeerCount(n) => self.peer_count = Some(n),
+                Ext::SnapshotPeerLatency(ms) => self.latency_ms = Some(ms),
+                Ext::SnapshotPeerDelayTicks(d) => self.delay_ticks = Some(d),
+                Ext::SnapshotDespawn(list) => {
+                    // Despawns come before this packet's records (a kill then a reuse of the
+                    // same slot resolves to the new entity).
+                    for idx in list {
+                        if self.entities.despawn(idx) {
+                            removed.push(idx);
+                        }
+                    }
+                }
+                Ext::SnapshotEffects(list) => {
+                    effects.extend(list.into_iter().filter(|e| e.effect_type().is_some()));
+                }
+                Ext::SnapshotLastAckedSeqNum(seq) => acked_seq = Some(seq),
+                Ext::SnapshotCrew(poses) => crew = Some(poses),
+                Ext::SnapshotArticulation(list) => articulation = Some(list),
+                Ext::SnapshotServerThrottle {
+                    load_pct,
+                    interval_ticks,
+                } => {
+                    self.throttle = Some((load_pct, interval_ticks, tick + THROTTLE_LATCH_TICKS));
+                }
+                Ext::SnapshotOwnState {
+                    entity_idx,
+                    entity_gen,
+                    format,
+                    words,
+                } => own_state = Some((entity_idx, entity_gen, format, words)),
+                _ => {}
+            }
+        }
+        let mut changes = Vec::with_capacity(snap.records.len());
+        for rec in &snap.records {
+            let Some(&origin) = snap.origins.get(rec.origin_index as usize) else {
+                continue;
+            };
+            if let Some(kind) = self.entities.apply_record(rec, origin, tick) {
+                changes.push((rec.idx, kind));
+            }
+        }
+        if let Some(list) = articulation {
+            self.entities.apply_articulation(&list);
+        }
+        if let Some(poses) = crew {
+            self.entities.apply_crew(&poses);
+        }
+        let own_entity = self.own_entity();
+        removed.extend(
+            self.entities
+                .evict_stale(tick, RETENTION_TICKS, own_entity.map(|o| o.idx)),
+        );
+        let own = own_entity.and_then(|o| {
+            let rec = self.entities.get(o.idx)?;
+            if !o.matches_wire(rec.idx, rec.generation) || rec.last_tick != tick {
+                return None;
+            }
+            let mut refused = false;
+            let exact = own_state.and_then(|(idx, generation, format, words)| {
+                let ok = idx == o.idx && generation == o.generation && format == OWN_STATE_FORMAT;
+                let state = if ok {
+                    AircraftState::from_words(&words)
+                } else {
+                    None
+                };
+                refused = state.is_none();
+                state
+            });
+            Some(OwnSnapshot {
+                entity: o,
+                type_index: rec.type_index,
+                exact,
+                own_state_refused: refused,
+                record: rec.clone(),
+                acked_seq,
+                delay_ticks: self.delay_ticks,
+            })
+        });
+        self.weather
+            .prune_before(tick.saturating_sub(WEATHER_KEEP_TICKS));
+        self.events
+            .push(SessionEvent::Snapshot(Box::new(SnapshotUpdate {
+                tick,
+                received_at: now,
+                bytes: payload.len(),
+                own,
+                changes,
+                removed,
+                effects,
+            })));
+    }
+}

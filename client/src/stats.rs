@@ -1,0 +1,187 @@
+//! Small measurement helpers for the client's reports: a bounded sample store with exact
+//! nearest-rank percentiles, and the summary shape every report uses.
+//!
+//! Owns no time and no randomness: samples are kept in arrival order up to a cap, so the same
+//! run gives the same numbers.
+
+use serde::Serialize;
+
+/// Samples kept for percentiles; later ones still count towards `count`, `mean` and `max`.
+pub const DEFAULT_SAMPLE_CAP: usize = 1 << 20;
+
+/// A stream of non-negative measurements.
+#[derive(Debug, Clone)]
+pub struct Samples {
+    values: Vec<f64>,
+    cap: usize,
+    count: u64,
+    sum: f64,
+    max: f64,
+}
+
+impl Default for Samples {
+    fn default() -> Self {
+        Self::with_cap(DEFAULT_SAMPLE_CAP)
+    }
+}
+
+/// Percentiles of a sample stream.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Summary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Samples {
+    /// A store keeping at most `cap` samples for percentiles.
+    pub fn with_cap(cap: usize) -> Self {
+        Self {
+            values: Vec::new(),
+            cap,
+            count: 0,
+            sum: 0.0,
+            max: 0.0,
+        }
+    }
+
+    /// Records one value (non-finite values are ignored).
+    pub fn push(&mut self, v: f64) {
+        if !v.is_finite() {
+            return;
+        }
+        self.count += 1;
+        self.sum += v;
+        if self.count == 1 || v > self.max {
+            self.max = v;
+        }
+        if self.values.len() < self.cap {
+            self.values.push(v);
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum / self.count as f64
+        }
+    }
+
+    /// The nearest-rank percentile `q` in `[0, 1]` of the kept samples.
+    pub fn percentile(&self, q: f64) -> f64 {
+        let mut v = self.values.clone();
+        v.sort_by(f64::total_cmp);
+        nearest_rank(&v, q)
+    }
+
+    /// Count, mean, p50, p99 and max.
+    pub fn summary(&self) -> Summary {
+        let mut v = self.values.clone();
+        v.sort_by(f64::total_cmp);
+        Summary {
+            count: self.count,
+            mean: self.mean(),
+            p50: nearest_rank(&v, 0.5),
+            p99: nearest_rank(&v, 0.99),
+            max: self.max,
+        }
+    }
+}
+
+fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let q = q.clamp(0.0, 1.0);
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// An exponentially weighted moving average with weight `1/n` per sample (the first sample
+/// seeds it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ewma {
+    value: Option<f64>,
+    weight: f64,
+}
+
+impl Ewma {
+    /// An average over about `n` samples.
+    pub fn new(n: f64) -> Self {
+        Self {
+            value: None,
+            weight: 1.0 / n.max(1.0),
+        }
+    }
+
+    pub fn push(&mut self, x: f64) {
+        if !x.is_finite() {
+            return;
+        }
+        self.value = Some(match self.value {
+            None => x,
+            Some(v) => v + (x - v) * self.weight,
+        });
+    }
+
+    pub fn get(&self) -> Option<f64> {
+        self.value
+    }
+
+    pub fn reset(&mut self) {
+        self.value = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_follow_the_nearest_rank_rule() {
+        let mut s = Samples::default();
+        for i in 1..=100 {
+            s.push(f64::from(i));
+        }
+        s.push(f64::NAN);
+        let m = s.summary();
+        assert_eq!((m.count, m.p50, m.p99, m.max), (100, 50.0, 99.0, 100.0));
+        assert!((m.mean - 50.5).abs() < 1e-12);
+        assert_eq!(Samples::default().summary(), Summary::default());
+    }
+
+    #[test]
+    fn the_cap_bounds_memory_but_not_the_counters() {
+        let mut s = Samples::with_cap(3);
+        for v in [1.0, 2.0, 3.0, 100.0] {
+            s.push(v);
+        }
+        assert_eq!(s.count(), 4);
+        assert_eq!(s.max(), 100.0);
+        assert_eq!(s.percentile(1.0), 3.0, "percentiles over the kept samples");
+    }
+
+    #[test]
+    fn ewma_seeds_then_follows() {
+        let mut e = Ewma::new(4.0);
+        assert_eq!(e.get(), None);
+        e.push(8.0);
+        e.push(0.0);
+        assert_eq!(e.get(), Some(6.0));
+    }
+}
