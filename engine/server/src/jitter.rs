@@ -3,8 +3,16 @@
 //! so loss never coasts the aircraft and never manufactures a weapon release. Its depth adapts
 //! to the link: `target = ceil(ewma_delay + k × jitter)`, clamped to `[1, max_depth]`, resized
 //! only when the target moves more than the hysteresis (RFC 3550 inter-arrival jitter).
+//!
+//! Inputs are consecutive sequence numbers, one per client tick, so each has a slot: the tick
+//! it is drained on. A lost input (the queue holds a later one while the expected one is
+//! missing) is concealed by a repeat *in its own slot* rather than by pulling the next input a
+//! tick early — otherwise every later input would land one tick earlier than the client
+//! predicted, and each lost packet would shift the client's replay by a whole tick. The slot
+//! served last is what `SnapshotLastAckedSeqNum` reports ([`JitterBuffer::last_applied_slot`]).
 
 use crate::input::PeerInput;
+use fl_protocol::ack::seq32_newer;
 use fl_protocol::enums::buttons;
 use std::collections::VecDeque;
 
@@ -62,12 +70,22 @@ pub struct JitterBuffer {
     primed: bool,
     last: Option<PeerInput>,
     last_applied_seq: Option<u32>,
+    /// The input slot the next drain serves (known once an input was applied).
+    next_slot: Option<u32>,
+    /// The slot served last: a fresh input's own, or a lost one's that a repeat filled.
+    applied_slot: Option<u32>,
+    /// Underrun repeats since the last fresh input (each stood in for a missing slot).
+    underruns_since_fresh: u32,
     ewma_delay: Option<f64>,
     jitter: f64,
     last_transit: Option<f64>,
     /// Diagnostics.
     pub underruns: u64,
     pub dropped_for_latency: u64,
+    /// Lost inputs concealed by a repeat in their slot.
+    pub gap_fills: u64,
+    /// Inputs that arrived after their slot was served (dropped).
+    pub late_dropped: u64,
 }
 
 impl JitterBuffer {
@@ -79,11 +97,16 @@ impl JitterBuffer {
             primed: false,
             last: None,
             last_applied_seq: None,
+            next_slot: None,
+            applied_slot: None,
+            underruns_since_fresh: 0,
             ewma_delay: None,
             jitter: 0.0,
             last_transit: None,
             underruns: 0,
             dropped_for_latency: 0,
+            gap_fills: 0,
+            late_dropped: 0,
         }
     }
 
@@ -105,6 +128,13 @@ impl JitterBuffer {
     /// The seqNum of the last input actually applied (the `SnapshotLastAckedSeqNum` TLV).
     pub fn last_applied_seq(&self) -> Option<u32> {
         self.last_applied_seq
+    }
+
+    /// The input slot served last (the `SnapshotLastAckedSeqNum` TLV): the seqNum of the last
+    /// input applied, or of a lost input whose slot a repeat filled. Every input after it is
+    /// applied on the following ticks, one per tick.
+    pub fn last_applied_slot(&self) -> Option<u32> {
+        self.applied_slot
     }
 
     /// The smoothed delay estimate in ticks.
@@ -147,30 +177,63 @@ impl JitterBuffer {
     /// Takes the input for this tick and adapts the depth.
     pub fn drain(&mut self) -> Drained {
         self.adapt();
-        // Too much queued means too much latency: skip the oldest down to the target depth.
+        // Too much queued means too much latency: skip the oldest down to the target depth
+        // (the timeline moves earlier on purpose; the skipped slots are gone).
         while self.queue.len() > self.depth + 2 {
-            self.queue.pop_front();
+            if let Some(skipped) = self.queue.pop_front() {
+                self.next_slot = Some(skipped.seq.wrapping_add(1));
+                self.underruns_since_fresh = 0;
+            }
             self.dropped_for_latency += 1;
         }
         if !self.primed && self.queue.len() >= self.depth {
             self.primed = true;
         }
         if self.primed {
-            if let Some(next) = self.queue.pop_front() {
-                self.last_applied_seq = Some(next.seq);
-                self.last = Some(next.clone());
-                return Drained::Fresh(next);
+            // An input older than the slot being served missed its slot (it was concealed).
+            while let (Some(front), Some(slot)) = (self.queue.front(), self.next_slot)
+                && seq32_newer(slot, front.seq)
+            {
+                self.queue.pop_front();
+                self.late_dropped += 1;
+            }
+            if let Some(front) = self.queue.front() {
+                let gap = self.next_slot.map_or(0, |slot| front.seq.wrapping_sub(slot));
+                let missing = gap.saturating_sub(self.underruns_since_fresh);
+                if let Some(slot) = self.next_slot
+                    && missing > 0
+                    && missing as usize <= self.cfg.max_depth.max(1)
+                {
+                    // The expected input was lost but a later one is here: repeat in the lost
+                    // input's slot so every later input keeps its tick.
+                    self.next_slot = Some(slot.wrapping_add(1));
+                    self.applied_slot = Some(slot);
+                    self.gap_fills += 1;
+                    if let Some(r) = self.repeat() {
+                        return r;
+                    }
+                }
+                if let Some(next) = self.queue.pop_front() {
+                    self.underruns_since_fresh = 0;
+                    self.last_applied_seq = Some(next.seq);
+                    self.applied_slot = Some(next.seq);
+                    self.next_slot = Some(next.seq.wrapping_add(1));
+                    self.last = Some(next.clone());
+                    return Drained::Fresh(next);
+                }
             }
             self.underruns += 1;
+            self.underruns_since_fresh = self.underruns_since_fresh.saturating_add(1);
         }
-        match &mut self.last {
-            Some(last) => {
-                // Never repeat an edge: a held fire-store intent must not release twice.
-                last.wire.buttons &= !buttons::FIRE_STORE;
-                Drained::Repeat(last.clone())
-            }
-            None => Drained::Nothing,
-        }
+        self.repeat().unwrap_or(Drained::Nothing)
+    }
+
+    /// The previous input again, never with an edge: a held fire-store intent must not release
+    /// twice.
+    fn repeat(&mut self) -> Option<Drained> {
+        let last = self.last.as_mut()?;
+        last.wire.buttons &= !buttons::FIRE_STORE;
+        Some(Drained::Repeat(last.clone()))
     }
 
     fn adapt(&mut self) {
@@ -269,6 +332,69 @@ mod tests {
         // Delay 100 ticks seeds the maximum depth (4): the backlog is cut to depth + 2 = 6.
         assert!(matches!(&d, Drained::Fresh(i) if i.seq == 5), "{d:?}");
         assert!(jb.dropped_for_latency > 0);
+    }
+
+    #[test]
+    fn a_lost_input_is_concealed_in_its_own_slot() {
+        // Depth 2, one input per tick; input 6 is lost on the way.
+        let mut jb = JitterBuffer::new(JitterConfig::default());
+        jb.observe_delay(2);
+        let mut applied = Vec::new();
+        for tick in 0..12u64 {
+            let seq = tick as u32 + 1;
+            if seq != 6 {
+                jb.push(inp(seq, 0), tick);
+            }
+            let d = jb.drain();
+            applied.push(match &d {
+                Drained::Fresh(i) => (i.seq, true, jb.last_applied_slot()),
+                Drained::Repeat(i) => (i.seq, false, jb.last_applied_slot()),
+                Drained::Nothing => (0, false, None),
+            });
+        }
+        // Input 5 is applied on tick 5 as usual; on tick 6 the repeat of 5 stands in input 6's
+        // slot (and is reported as slot 6); input 7 then comes on tick 7 as it would have
+        // without the loss, and so does every later one.
+        assert_eq!(applied[5], (5, true, Some(5)), "{applied:?}");
+        assert_eq!(applied[6], (5, false, Some(6)), "{applied:?}");
+        for (tick, a) in applied.iter().enumerate().skip(7) {
+            assert_eq!((a.0 as usize, a.1), (tick, true), "{applied:?}");
+        }
+        assert_eq!((jb.gap_fills, jb.underruns), (1, 0));
+        assert_eq!(jb.last_applied_seq(), Some(11));
+
+        // Depth 1: the underrun repeat already stood in for the lost input; the next input is
+        // applied in its own slot, not after a second repeat.
+        let mut jb = JitterBuffer::new(JitterConfig::default());
+        let mut fresh_at = Vec::new();
+        for tick in 0..6u64 {
+            let seq = tick as u32 + 1;
+            if seq != 3 {
+                jb.push(inp(seq, 0), tick);
+            }
+            if let Drained::Fresh(i) = jb.drain() {
+                fresh_at.push((tick, i.seq));
+            }
+        }
+        assert_eq!(fresh_at, vec![(0, 1), (1, 2), (3, 4), (4, 5), (5, 6)]);
+        assert_eq!(jb.gap_fills, 0);
+
+        // An input that reaches the buffer after its slot was concealed is dropped, never
+        // applied late (the input gate already refuses out-of-order inputs; this is the
+        // buffer's own guard).
+        let mut jb = JitterBuffer::new(JitterConfig::default());
+        jb.observe_delay(2);
+        for seq in [1, 2, 4] {
+            jb.push(inp(seq, 0), 0);
+        }
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 1));
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 2));
+        assert!(matches!(jb.drain(), Drained::Repeat(i) if i.seq == 2));
+        assert_eq!(jb.last_applied_slot(), Some(3));
+        jb.push(inp(3, 0), 1);
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 4));
+        assert!(matches!(jb.drain(), Drained::Repeat(i) if i.seq == 4));
+        assert_eq!((jb.late_dropped, jb.last_applied_seq()), (1, Some(4)));
     }
 
     #[test]

@@ -951,7 +951,7 @@ impl Server {
                 own,
                 focus,
                 focus_velocity,
-                last_applied_seq: slot.jitter.last_applied_seq(),
+                last_applied_seq: slot.jitter.last_applied_slot(),
                 delay_ticks: slot.last_delay_ticks.min(u64::from(u16::MAX)) as u16,
                 peer_count,
                 own_state_words: words,
