@@ -41,8 +41,18 @@ pub struct InterpolationConfig {
     pub teleport_distance_m: f64,
     /// Samples kept per entity.
     pub max_samples: usize,
-    /// How fast the render clock may run fast or slow to follow its target (fraction).
+    /// How fast the render clock may run fast to follow its target (fraction).
     pub clock_rate_limit: f64,
+    /// How fast it may run slow when it is ahead of its target (running out of samples is
+    /// worse than a little more delay).
+    pub clock_slowdown_limit: f64,
+    /// Weight of a new quantized position against the position carried forward from the
+    /// previous sample with the (much finer) velocities; 1 = raw positions.
+    pub position_blend: f64,
+    /// A sample further than this from the carried-forward position restarts the smoothing.
+    pub smoothing_reset_m: f64,
+    /// Snapshot gaps remembered for the interval estimate (its peak drives the delay).
+    pub interval_window: usize,
 }
 
 impl Default for InterpolationConfig {
@@ -56,6 +66,10 @@ impl Default for InterpolationConfig {
             teleport_distance_m: 50.0,
             max_samples: 90,
             clock_rate_limit: 0.05,
+            clock_slowdown_limit: 0.2,
+            position_blend: 0.15,
+            smoothing_reset_m: 1.0,
+            interval_window: 60,
         }
     }
 }
@@ -160,6 +174,8 @@ pub struct RenderBridge {
     deviation_s: Ewma,
     /// Ticks between consecutive received snapshots.
     tick_interval: Ewma,
+    /// The most recent gaps (ticks), for the peak.
+    recent_gaps: VecDeque<u64>,
     /// RFC 3550 interarrival jitter, s.
     rfc_jitter_s: f64,
     last_arrival: Option<(Duration, u64)>,
@@ -177,6 +193,7 @@ impl RenderBridge {
             offset_s: Ewma::new(32.0),
             deviation_s: Ewma::new(32.0),
             tick_interval: Ewma::new(16.0),
+            recent_gaps: VecDeque::new(),
             rfc_jitter_s: 0.0,
             last_arrival: None,
             render_tick: None,
@@ -190,9 +207,17 @@ impl RenderBridge {
         &self.cfg
     }
 
-    /// The current interpolation delay.
+    /// The snapshot interval the delay is built on, in ticks: the smoothed gap, or the largest
+    /// recent one when that is larger (a lost snapshot or a decimating server must not starve
+    /// the buffer).
+    pub fn interval_estimate_ticks(&self) -> f64 {
+        let peak = self.recent_gaps.iter().copied().max().unwrap_or(1) as f64;
+        self.tick_interval.get().unwrap_or(1.0).max(peak).max(1.0)
+    }
+
+    /// The current interpolation delay: `ratio × interval + k × jitter`, clamped.
     pub fn delay(&self) -> Duration {
-        let interval = self.tick_interval.get().unwrap_or(1.0).max(1.0) * TICK_S;
+        let interval = self.interval_estimate_ticks() * TICK_S;
         let dev = self.deviation_s.get().unwrap_or(0.0);
         let d = self.cfg.send_interval_ratio * interval + self.cfg.jitter_multiplier * dev;
         Duration::from_secs_f64(
@@ -253,6 +278,10 @@ impl RenderBridge {
             let d = arrival - (update.tick - tick) as f64 * TICK_S;
             self.rfc_jitter_s += (d.abs() - self.rfc_jitter_s) / 16.0;
             self.tick_interval.push((update.tick - tick) as f64);
+            self.recent_gaps.push_back(update.tick - tick);
+            while self.recent_gaps.len() > self.cfg.interval_window.max(1) {
+                self.recent_gaps.pop_front();
+            }
             self.stats.arrival_interval_ms.push(arrival * 1000.0);
         }
         self.last_arrival = Some((update.received_at, update.tick));
@@ -286,15 +315,27 @@ impl RenderBridge {
             if track.samples.back().is_some_and(|s| s.tick >= e.last_tick) {
                 continue;
             }
-            let teleport = track.samples.back().is_some_and(|s| {
-                let h = (e.last_tick - s.tick) as f64 * TICK_S;
-                let expected = s.position + (s.velocity + e.velocity) * (0.5 * h);
-                (e.position - expected).length() > self.cfg.teleport_distance_m
-            });
+            // The server integrates x += v·dt with the velocity after each step, so a position
+            // carried forward with the sampled velocities is exact for constant acceleration
+            // and far finer than the 0.125 m position grid: blend the quantized position in.
+            let mut position = e.position;
+            let mut teleport = false;
+            if let Some(s) = track.samples.back() {
+                let h = (e.last_tick - s.tick) as f64;
+                let carried = s.position
+                    + (s.velocity * h + e.velocity * h + (e.velocity - s.velocity))
+                        * (0.5 * TICK_S);
+                let miss = (e.position - carried).length();
+                teleport = miss > self.cfg.teleport_distance_m;
+                if !teleport && miss <= self.cfg.smoothing_reset_m {
+                    let w = self.cfg.position_blend.clamp(0.0, 1.0);
+                    position = carried + (e.position - carried) * w;
+                }
+            }
             self.stats.teleports += u64::from(teleport);
             track.samples.push_back(Sample {
                 tick: e.last_tick,
-                position: e.position,
+                position,
                 velocity: e.velocity,
                 orientation: e.orientation,
                 teleport,
@@ -320,8 +361,9 @@ impl RenderBridge {
                     self.stats.clock_snaps += 1;
                     target
                 } else {
-                    let limit = self.cfg.clock_rate_limit * frame_ticks;
-                    rt + (err * 0.1).clamp(-limit, limit)
+                    let up = self.cfg.clock_rate_limit * frame_ticks;
+                    let down = self.cfg.clock_slowdown_limit * frame_ticks;
+                    rt + (err * 0.1).clamp(-down, up)
                 }
             }
         };

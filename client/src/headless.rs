@@ -143,7 +143,14 @@ pub struct PredictionSummary {
     pub replayed_inputs: Summary,
     pub fallback_reconciles: u64,
     pub quantized_resets: u64,
+    /// Snaps for a teleport or a new own entity.
     pub snaps: u64,
+    /// Corrections snapped during the first second after a spawn (the server's input buffer
+    /// settling).
+    pub settle_snaps: u64,
+    /// Reconciles that moved the input → server-tick mapping, and by how many ticks in all.
+    pub timeline_shifts: u64,
+    pub timeline_shift_ticks: i64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -277,6 +284,9 @@ pub fn summarize(
             fallback_reconciles: p.fallback_reconciles,
             quantized_resets: p.quantized_resets,
             snaps: p.snaps,
+            settle_snaps: p.settle_snaps,
+            timeline_shifts: p.timeline_shifts,
+            timeline_shift_ticks: p.timeline_shift_ticks,
         },
         render: RenderSummary {
             frames: m.frames,

@@ -45,6 +45,9 @@ pub struct PredictionConfig {
     pub snap_distance_m: f64,
     /// Flat ground height the server uses (`[world] ground_height_m`; not on the wire).
     pub ground_height_m: f64,
+    /// After a (re)spawn the server's input buffer settles (priming, depth adaptation) and may
+    /// move the input timeline; corrections this early are part of the spawn and snap.
+    pub spawn_settle: Duration,
 }
 
 impl Default for PredictionConfig {
@@ -54,6 +57,7 @@ impl Default for PredictionConfig {
             visual_half_life: Duration::from_millis(100),
             snap_distance_m: 25.0,
             ground_height_m: 0.0,
+            spawn_settle: Duration::from_secs(1),
         }
     }
 }
@@ -110,8 +114,15 @@ pub struct PredictionStats {
     pub replayed: Samples,
     pub fallback_reconciles: u64,
     pub quantized_resets: u64,
+    /// Snaps for a teleport or a new own entity.
     pub snaps: u64,
+    /// Corrections snapped while the spawn settled.
+    pub settle_snaps: u64,
     pub inputs: u64,
+    /// Reconciles that moved the input → server-step mapping (a repeat or skip on the server).
+    pub timeline_shifts: u64,
+    /// The sum of those shifts in ticks (positive: inputs land later).
+    pub timeline_shift_ticks: i64,
 }
 
 /// The own aircraft's pose for rendering.
@@ -142,6 +153,8 @@ pub struct ClientPrediction {
     current_tick: Option<u64>,
     previous: Option<AircraftState>,
     chain_exact: bool,
+    /// Snapshot tick of the first reconcile of this entity.
+    first_tick: Option<u64>,
     visual_pos: Vec3,
     visual_rot: Quat,
     pub stats: PredictionStats,
@@ -173,6 +186,7 @@ impl ClientPrediction {
             current_tick: None,
             previous: None,
             chain_exact: false,
+            first_tick: None,
             visual_pos: Vec3::ZERO,
             visual_rot: Quat::IDENTITY,
             stats: PredictionStats::default(),
@@ -223,6 +237,7 @@ impl ClientPrediction {
         self.previous = None;
         self.current_tick = None;
         self.chain_exact = false;
+        self.first_tick = None;
         for e in &mut self.history {
             e.after = None;
             e.step = None;
@@ -371,7 +386,15 @@ impl ClientPrediction {
         // Which inputs the server has not applied yet, and when it will.
         let first_replay = match own.acked_seq {
             Some(acked) => {
-                self.offset = Some(tick as i64 - 1 - i64::from(acked));
+                let offset = tick as i64 - 1 - i64::from(acked);
+                if let Some(old) = self.offset
+                    && old != offset
+                    && self.current.is_some()
+                {
+                    self.stats.timeline_shifts += 1;
+                    self.stats.timeline_shift_ticks += offset - old;
+                }
+                self.offset = Some(offset);
                 if let Some(e) = self.history.iter().rev().find(|e| e.seq == acked)
                     && let Some(pred) = &e.after
                 {
@@ -431,12 +454,22 @@ impl ClientPrediction {
 
         // The jump of the latest pose (same newest input before and after) goes into the
         // visual offset, unless it is a teleport.
+        let first = *self.first_tick.get_or_insert(tick);
+        let settling =
+            tick.saturating_sub(first) as f64 * crate::TICK_S < self.cfg.spawn_settle.as_secs_f64();
         if let (Some(old), Some(_)) = (old_latest, old_latest_seq) {
             let jump = old.position - state.position;
             report.jump_m = jump.length();
-            if report.jump_m > self.cfg.snap_distance_m || !report.jump_m.is_finite() {
+            let rotated = angle(old.orientation.then(state.orientation.conjugate()));
+            let visible = report.jump_m > 1e-9 || rotated > 1e-12;
+            let teleport = report.jump_m > self.cfg.snap_distance_m || !report.jump_m.is_finite();
+            if teleport || (settling && visible) {
                 report.snapped = true;
-                self.stats.snaps += 1;
+                if teleport {
+                    self.stats.snaps += 1;
+                } else {
+                    self.stats.settle_snaps += 1;
+                }
                 self.visual_pos = Vec3::ZERO;
                 self.visual_rot = Quat::IDENTITY;
             } else {

@@ -96,6 +96,8 @@ pub struct SimReport {
     pub remote_error_m: Summary,
     /// Mean true speed of the targets, m/s.
     pub target_speed_mps: f64,
+    /// How the measured remote poses were made: interpolated, extrapolated, held.
+    pub remote_poses: [u64; 3],
 }
 
 struct Truth {
@@ -147,6 +149,7 @@ pub struct Sim {
     targets: Vec<EntityId>,
     target_speed: Samples,
     remote_error: Samples,
+    remote_poses: [u64; 3],
     exact: ExactnessCheck,
     checked_through: Option<u32>,
     admitted_at: Option<Duration>,
@@ -195,6 +198,7 @@ impl Sim {
             targets,
             target_speed: Samples::default(),
             remote_error: Samples::default(),
+            remote_poses: [0; 3],
             exact: ExactnessCheck::default(),
             checked_through: None,
             admitted_at: None,
@@ -450,6 +454,12 @@ impl Sim {
             }
             if let Some(truth) = self.truth.position_at(id.index, rt) {
                 self.remote_error.push((e.position - truth).length());
+                let i = match e.source {
+                    PoseSource::Extrapolated => 1,
+                    PoseSource::Held => 2,
+                    _ => 0,
+                };
+                self.remote_poses[i] += 1;
             }
         }
     }
@@ -462,6 +472,7 @@ impl Sim {
             exactness: self.exact,
             remote_error_m: self.remote_error.summary(),
             target_speed_mps: self.target_speed.mean(),
+            remote_poses: self.remote_poses,
         }
     }
 }
