@@ -10,6 +10,11 @@
 //! tick early — otherwise every later input would land one tick earlier than the client
 //! predicted, and each lost packet would shift the client's replay by a whole tick. The slot
 //! served last is what `SnapshotLastAckedSeqNum` reports ([`JitterBuffer::last_applied_slot`]).
+//! An empty queue is concealed the same way (the input is lost or late: a repeat serves its
+//! slot, and a late input is dropped when it comes). For the same reasons a queue that is only
+//! briefly too long (a burst) is left alone — inputs are skipped to cut latency only when the
+//! backlog persists (or is gross) — and the timeline moves later only when inputs keep arriving
+//! after their slots (the link got slower).
 
 use crate::input::PeerInput;
 use fl_protocol::ack::seq32_newer;
@@ -39,6 +44,13 @@ impl Default for JitterConfig {
         }
     }
 }
+
+/// Drains in a row the queue must stay beyond `depth + 2` before one input is skipped.
+pub const TRIM_PERSIST_TICKS: u32 = 30;
+/// Beyond `depth + 2 + GROSS_BACKLOG` the backlog is cut at once.
+pub const GROSS_BACKLOG: usize = 3;
+/// Late inputs dropped in a row before the timeline moves later to take them.
+pub const LATE_RESYNC: u32 = 3;
 
 /// What one drain produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,18 +86,22 @@ pub struct JitterBuffer {
     next_slot: Option<u32>,
     /// The slot served last: a fresh input's own, or a lost one's that a repeat filled.
     applied_slot: Option<u32>,
-    /// Underrun repeats since the last fresh input (each stood in for a missing slot).
-    underruns_since_fresh: u32,
+    /// Late inputs dropped since the last one applied on time.
+    late_streak: u32,
     ewma_delay: Option<f64>,
     jitter: f64,
     last_transit: Option<f64>,
+    /// Consecutive drains that found the queue beyond `depth + 2`.
+    over_depth: u32,
     /// Diagnostics.
     pub underruns: u64,
     pub dropped_for_latency: u64,
-    /// Lost inputs concealed by a repeat in their slot.
+    /// Slots served by a repeat because their input was lost or late.
     pub gap_fills: u64,
     /// Inputs that arrived after their slot was served (dropped).
     pub late_dropped: u64,
+    /// Times persistent lateness moved the timeline later.
+    pub resyncs: u64,
 }
 
 impl JitterBuffer {
@@ -99,14 +115,16 @@ impl JitterBuffer {
             last_applied_seq: None,
             next_slot: None,
             applied_slot: None,
-            underruns_since_fresh: 0,
+            late_streak: 0,
             ewma_delay: None,
             jitter: 0.0,
             last_transit: None,
+            over_depth: 0,
             underruns: 0,
             dropped_for_latency: 0,
             gap_fills: 0,
             late_dropped: 0,
+            resyncs: 0,
         }
     }
 
@@ -177,12 +195,26 @@ impl JitterBuffer {
     /// Takes the input for this tick and adapts the depth.
     pub fn drain(&mut self) -> Drained {
         self.adapt();
-        // Too much queued means too much latency: skip the oldest down to the target depth
-        // (the timeline moves earlier on purpose; the skipped slots are gone).
-        while self.queue.len() > self.depth + 2 {
+        // Too much queued means too much latency: skip the oldest down to the target depth (the
+        // timeline moves earlier on purpose; the skipped slots are gone) — at once for a gross
+        // backlog, one input at a time for one that persists, never for a brief burst.
+        let limit = self.depth + 2;
+        if self.queue.len() > limit {
+            self.over_depth = self.over_depth.saturating_add(1);
+        } else {
+            self.over_depth = 0;
+        }
+        let target = if self.queue.len() > limit + GROSS_BACKLOG {
+            limit
+        } else if self.over_depth >= TRIM_PERSIST_TICKS {
+            self.over_depth = 0;
+            self.queue.len() - 1
+        } else {
+            self.queue.len()
+        };
+        while self.queue.len() > target {
             if let Some(skipped) = self.queue.pop_front() {
                 self.next_slot = Some(skipped.seq.wrapping_add(1));
-                self.underruns_since_fresh = 0;
             }
             self.dropped_for_latency += 1;
         }
@@ -190,41 +222,54 @@ impl JitterBuffer {
             self.primed = true;
         }
         if self.primed {
-            // An input older than the slot being served missed its slot (it was concealed).
+            // An input older than the slot being served missed its slot, which a repeat filled:
+            // it is dropped — unless inputs keep arriving late, in which case the link got
+            // slower for good and the timeline moves later to take them.
             while let (Some(front), Some(slot)) = (self.queue.front(), self.next_slot)
                 && seq32_newer(slot, front.seq)
             {
+                if self.late_streak >= LATE_RESYNC {
+                    self.next_slot = Some(front.seq);
+                    self.late_streak = 0;
+                    self.resyncs += 1;
+                    break;
+                }
                 self.queue.pop_front();
                 self.late_dropped += 1;
+                self.late_streak += 1;
             }
-            if let Some(front) = self.queue.front() {
-                let gap = self.next_slot.map_or(0, |slot| front.seq.wrapping_sub(slot));
-                let missing = gap.saturating_sub(self.underruns_since_fresh);
-                if let Some(slot) = self.next_slot
-                    && missing > 0
-                    && missing as usize <= self.cfg.max_depth.max(1)
-                {
+            if let (Some(front), Some(slot)) = (self.queue.front(), self.next_slot) {
+                let gap = front.seq.wrapping_sub(slot);
+                if gap > 0 && gap as usize <= self.cfg.max_depth.max(1) {
                     // The expected input was lost but a later one is here: repeat in the lost
-                    // input's slot so every later input keeps its tick.
-                    self.next_slot = Some(slot.wrapping_add(1));
-                    self.applied_slot = Some(slot);
-                    self.gap_fills += 1;
-                    if let Some(r) = self.repeat() {
-                        return r;
-                    }
-                }
-                if let Some(next) = self.queue.pop_front() {
-                    self.underruns_since_fresh = 0;
-                    self.last_applied_seq = Some(next.seq);
-                    self.applied_slot = Some(next.seq);
-                    self.next_slot = Some(next.seq.wrapping_add(1));
-                    self.last = Some(next.clone());
-                    return Drained::Fresh(next);
+                    // input's slot so every later input keeps its tick. (A larger gap is a
+                    // client that skipped ahead: take its input now.)
+                    return self.conceal(slot);
                 }
             }
+            if let Some(next) = self.queue.pop_front() {
+                self.late_streak = 0;
+                self.last_applied_seq = Some(next.seq);
+                self.applied_slot = Some(next.seq);
+                self.next_slot = Some(next.seq.wrapping_add(1));
+                self.last = Some(next.clone());
+                return Drained::Fresh(next);
+            }
+            // Nothing queued: the input of this slot is lost or late; a repeat stands in its
+            // slot either way.
             self.underruns += 1;
-            self.underruns_since_fresh = self.underruns_since_fresh.saturating_add(1);
+            if let Some(slot) = self.next_slot {
+                return self.conceal(slot);
+            }
         }
+        self.repeat().unwrap_or(Drained::Nothing)
+    }
+
+    /// Serves `slot` with a repeat of the last input.
+    fn conceal(&mut self, slot: u32) -> Drained {
+        self.next_slot = Some(slot.wrapping_add(1));
+        self.applied_slot = Some(slot);
+        self.gap_fills += 1;
         self.repeat().unwrap_or(Drained::Nothing)
     }
 
@@ -363,8 +408,8 @@ mod tests {
         assert_eq!((jb.gap_fills, jb.underruns), (1, 0));
         assert_eq!(jb.last_applied_seq(), Some(11));
 
-        // Depth 1: the underrun repeat already stood in for the lost input; the next input is
-        // applied in its own slot, not after a second repeat.
+        // Depth 1: the queue is empty on the lost input's tick; the underrun repeat serves its
+        // slot and the next input is applied in its own slot, not after a second repeat.
         let mut jb = JitterBuffer::new(JitterConfig::default());
         let mut fresh_at = Vec::new();
         for tick in 0..6u64 {
@@ -377,7 +422,7 @@ mod tests {
             }
         }
         assert_eq!(fresh_at, vec![(0, 1), (1, 2), (3, 4), (4, 5), (5, 6)]);
-        assert_eq!(jb.gap_fills, 0);
+        assert_eq!((jb.gap_fills, jb.underruns), (1, 1));
 
         // An input that reaches the buffer after its slot was concealed is dropped, never
         // applied late (the input gate already refuses out-of-order inputs; this is the
@@ -395,6 +440,65 @@ mod tests {
         assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 4));
         assert!(matches!(jb.drain(), Drained::Repeat(i) if i.seq == 4));
         assert_eq!((jb.late_dropped, jb.last_applied_seq()), (1, Some(4)));
+    }
+
+    #[test]
+    fn a_late_input_is_dropped_but_lasting_lateness_moves_the_timeline() {
+        let mut jb = JitterBuffer::new(JitterConfig::default());
+        jb.push(inp(1, 0), 0);
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 1));
+        // Input 2 is late once: its slot is served by a repeat, it is dropped when it comes,
+        // and input 3 is on time in its own slot.
+        assert!(matches!(jb.drain(), Drained::Repeat(_)));
+        jb.push(inp(2, 0), 1);
+        jb.push(inp(3, 0), 1);
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 3));
+        assert_eq!((jb.late_dropped, jb.resyncs, jb.last_applied_slot()), (1, 0, Some(3)));
+        // From now on every input is one tick late: after LATE_RESYNC drops the buffer takes
+        // them, one tick later than before, and stays on time from there.
+        let mut applied = Vec::new();
+        for seq in 4..20u32 {
+            if let Drained::Fresh(i) = jb.drain() {
+                applied.push(i.seq);
+            }
+            jb.push(inp(seq, 0), 2);
+        }
+        assert_eq!(jb.resyncs, 1);
+        assert_eq!(jb.late_dropped, 1 + u64::from(LATE_RESYNC));
+        let first = applied.first().copied().expect("applied again");
+        assert_eq!(applied, (first..first + applied.len() as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_burst_is_not_trimmed_but_a_lasting_backlog_is() {
+        let mut jb = JitterBuffer::new(JitterConfig::default());
+        jb.observe_delay(4);
+        let mut seq = 0u32;
+        let mut push = |jb: &mut JitterBuffer, n: usize| {
+            for _ in 0..n {
+                seq += 1;
+                jb.push(inp(seq, 0), 0);
+            }
+        };
+        // Primed at depth 4, then a burst of three extra inputs (queue 7 > 6) that drains back.
+        push(&mut jb, 4);
+        jb.drain();
+        push(&mut jb, 1 + 3);
+        for _ in 0..5 {
+            jb.drain();
+            let n = usize::from(jb.len() <= 4);
+            push(&mut jb, n);
+        }
+        assert_eq!(jb.dropped_for_latency, 0, "a burst skips nothing");
+        // A backlog that stays: one input per tick in, one out, queue held at 7.
+        for _ in 0..(TRIM_PERSIST_TICKS as usize * 2 + 2) {
+            while jb.len() < 7 {
+                push(&mut jb, 1);
+            }
+            assert!(matches!(jb.drain(), Drained::Fresh(_)));
+        }
+        assert_eq!(jb.dropped_for_latency, 2, "one skip per persistence period");
+        assert_eq!(jb.gap_fills, 0, "a deliberate skip is not a loss to conceal");
     }
 
     #[test]

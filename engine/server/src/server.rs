@@ -817,6 +817,17 @@ impl Server {
     }
 
     fn send_join_burst(&mut self, peer: PeerId) {
+        // The weather windows announced before this peer joined (client prediction needs the
+        // server's wind from its first tick).
+        for (msg, ext) in self.weather.catch_up(self.world.tick()) {
+            send(
+                self.transport.as_mut(),
+                peer,
+                Channel::Unreliable,
+                msg.into(),
+                &ext,
+            );
+        }
         if !self.cfg.factions.is_empty() {
             let def = FactionDef {
                 records: self

@@ -197,7 +197,13 @@ impl Weather {
         if !tick.is_multiple_of(WINDOW_TICKS) {
             return None;
         }
-        let c = self.conditions(tick + LEAD_TICKS);
+        Some(self.announcement(tick + LEAD_TICKS))
+    }
+
+    /// The message (and its TLVs, `WeatherEpoch` included) describing the window that starts at
+    /// `epoch`.
+    pub fn announcement(&self, epoch: u64) -> (WeatherState, Extensions) {
+        let c = self.conditions(Self::window_start(epoch));
         let msg = WeatherState {
             preset: c.preset,
             time_of_day_tenths: c.time_of_day_tenths,
@@ -213,7 +219,17 @@ impl Weather {
             let _ = ext.push(&Ext::WeatherWindProfile(c.profile));
         }
         let _ = ext.push(&Ext::WeatherEpoch(c.epoch));
-        Some((msg, ext))
+        (msg, ext)
+    }
+
+    /// What a peer joining on `tick` missed: the windows from the one holding `tick` up to the
+    /// first one the regular broadcasts will announce (they run [`LEAD_TICKS`] ahead), so its
+    /// prediction has the server's wind from its first tick.
+    pub fn catch_up(&self, tick: u64) -> Vec<(WeatherState, Extensions)> {
+        let first = Self::window_start(tick);
+        (0..=LEAD_TICKS / WINDOW_TICKS)
+            .map(|i| self.announcement(first + i * WINDOW_TICKS))
+            .collect()
     }
 }
 
@@ -279,6 +295,30 @@ mod tests {
             }
         }
         assert!(w.broadcast(5).is_none());
+    }
+
+    #[test]
+    fn a_joining_peer_catches_up_on_every_window_until_the_broadcasts_take_over() {
+        let w = Weather::new(WeatherConfig::default());
+        for join in [0u64, 7, 123] {
+            let mut heard: Vec<(WeatherState, Extensions)> = w.catch_up(join);
+            heard.extend((join + 1..join + 200).filter_map(|t| w.broadcast(t)));
+            for t in join..join + 200 {
+                let newest = heard
+                    .iter()
+                    .filter_map(|(m, e)| match e.get(tag::WEATHER_EPOCH) {
+                        Some(Ext::WeatherEpoch(epoch)) if epoch <= t => Some((epoch, m, e)),
+                        _ => None,
+                    })
+                    .max_by_key(|(epoch, _, _)| *epoch)
+                    .expect("a window for every tick");
+                assert_eq!(
+                    wind_field_from_message(newest.1, newest.2),
+                    w.wind_field(t),
+                    "joined {join}, tick {t}"
+                );
+            }
+        }
     }
 
     #[test]
