@@ -174,8 +174,16 @@ impl Pilot for Aerobatics {
         }
         let phase = (t * 7.3).sin() as f32;
         let mut c = level_controls(&a, 3000.0);
+        // Energy guard: too slow for a figure → wings level, nose a little low, full power.
+        if a.speed < 120.0 {
+            c.throttle = 1.0;
+            c.afterburner = true;
+            c.roll = (-a.bank * 1.5).clamp(-1.0, 1.0) as f32;
+            c.pitch = ((-0.15 - a.pitch) * 1.5).clamp(-0.5, 0.5) as f32;
+            return c;
+        }
         match Self::figure_at(t) {
-            "loop" => {
+            "loop" if a.speed > 170.0 || a.pitch > 0.2 => {
                 c.throttle = 1.0;
                 c.afterburner = true;
                 c.roll = (-a.bank * 0.5).clamp(-0.3, 0.3) as f32 * (a.pitch.cos() as f32);

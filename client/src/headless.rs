@@ -130,6 +130,8 @@ pub struct PredictionSummary {
     pub enabled: bool,
     pub inputs: u64,
     pub reconciles: u64,
+    /// Compares during the first second after a spawn (not in the numbers below).
+    pub settle_compares: u64,
     /// Reconciles that compared a prediction with the server's state after the same input.
     pub compared: u64,
     /// Compared predictions that differed from the server in any bit.
@@ -274,6 +276,7 @@ pub fn summarize(
             enabled: client.prediction().has_model(),
             inputs: p.inputs,
             reconciles: p.reconciles,
+            settle_compares: p.settle_compares,
             compared: p.compared,
             corrections: p.corrections,
             exact_basis_compares: p.exact_basis_compares,

@@ -94,12 +94,17 @@ pub struct ReconcileReport {
     /// The server state came from the quantized record (no usable `SnapshotOwnState`).
     pub quantized: bool,
     pub snapped: bool,
+    /// Within the spawn-settle window (not counted in the correction statistics).
+    pub settling: bool,
 }
 
 /// Counters and distributions.
 #[derive(Debug, Clone, Default)]
 pub struct PredictionStats {
     pub reconciles: u64,
+    /// Compares made while the spawn settled (excluded from everything below).
+    pub settle_compares: u64,
+    /// Predictions for an acknowledged input compared with the server's state.
     pub compared: u64,
     pub exact_basis_compares: u64,
     /// Compared predictions that differed from the server in any bit.
@@ -482,9 +487,12 @@ impl ClientPrediction {
             }
         }
 
+        report.settling = settling;
         self.stats.replayed.push(report.replayed as f64);
         self.stats.jump_m.push(report.jump_m);
-        if report.compared {
+        if report.compared && settling {
+            self.stats.settle_compares += 1;
+        } else if report.compared {
             self.stats.compared += 1;
             self.stats.correction_m.push(report.error_m);
             if report.exact_basis {

@@ -618,10 +618,10 @@ impl ClientSession {
         if let Some(pw) = &self.cfg.password {
             let _ = ext.push(&Ext::ConnectJoinPassword(pw.clone()));
         }
-        if self.send_with(Channel::Reliable, req.into(), &ext).is_err() {
-            self.finish(EndReason::Transport(
-                "the join request could not be sent".into(),
-            ));
+        if let Err(e) = self.send_with(Channel::Reliable, req.into(), &ext) {
+            // A server that refuses at once has already closed; its refusal and the close follow
+            // in this same poll and say why. A broken transport reports its own close too.
+            tracing::debug!("join request not sent: {e}");
         }
     }
 
@@ -645,9 +645,10 @@ impl ClientSession {
                 }
                 DisconnectReason::Remote(text) => match self.shutdown_notice.clone() {
                     Some(notice) => EndReason::ServerShutdown { notice },
-                    None if text == "server shut down" || text == "Server shutting down." => {
-                        EndReason::ServerShutdown { notice: text }
-                    }
+                    // The transport's own text when a server process goes away.
+                    None if text == "server shut down" => EndReason::ServerShutdown {
+                        notice: String::new(),
+                    },
                     None => EndReason::ClosedByServer(text),
                 },
                 DisconnectReason::Local(text) => EndReason::Local(text),

@@ -98,6 +98,8 @@ pub struct SimReport {
     pub target_speed_mps: f64,
     /// How the measured remote poses were made: interpolated, extrapolated, held.
     pub remote_poses: [u64; 3],
+    /// Frames (after the warm-up) in which a target was not in the render list.
+    pub remote_missing: u64,
 }
 
 struct Truth {
@@ -150,6 +152,7 @@ pub struct Sim {
     target_speed: Samples,
     remote_error: Samples,
     remote_poses: [u64; 3],
+    remote_missing: u64,
     exact: ExactnessCheck,
     checked_through: Option<u32>,
     admitted_at: Option<Duration>,
@@ -199,6 +202,7 @@ impl Sim {
             target_speed: Samples::default(),
             remote_error: Samples::default(),
             remote_poses: [0; 3],
+            remote_missing: 0,
             exact: ExactnessCheck::default(),
             checked_through: None,
             admitted_at: None,
@@ -442,14 +446,10 @@ impl Sim {
         let Some(rt) = frame.render_tick else { return };
         for id in &self.targets {
             let Some(e) = frame.entity(id.index) else {
+                self.remote_missing += 1;
                 continue;
             };
-            if e.own
-                || !matches!(
-                    e.source,
-                    PoseSource::Interpolated | PoseSource::Extrapolated
-                )
-            {
+            if e.own || e.source == PoseSource::Predicted {
                 continue;
             }
             if let Some(truth) = self.truth.position_at(id.index, rt) {
@@ -473,6 +473,7 @@ impl Sim {
             remote_error_m: self.remote_error.summary(),
             target_speed_mps: self.target_speed.mean(),
             remote_poses: self.remote_poses,
+            remote_missing: self.remote_missing,
         }
     }
 }
