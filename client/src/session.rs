@@ -22,6 +22,7 @@ use crate::weather::WeatherTimeline;
 use fl_flight::AircraftState;
 use fl_net::quic::{QuicClient, QuicError, TrustPolicy};
 use fl_net::{Channel, ClientEvent, ClientTransport, DisconnectReason, LinkStats, SendError};
+use fl_protocol::EncodeError;
 use fl_protocol::ack::{AckStamp, AckTracker};
 use fl_protocol::enums::{AlertLevel, PeerRole};
 use fl_protocol::ids::Direction;
@@ -237,6 +238,17 @@ pub struct SessionStats {
     pub heartbeats_sent: u64,
     pub send_failures: u64,
     pub snapshot_bytes: u64,
+}
+
+/// Why a message was not sent.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionSendError {
+    #[error("not in the world (the session is {0:?})")]
+    NotInWorld(SessionState),
+    #[error("cannot encode the message: {0}")]
+    Encode(#[from] EncodeError),
+    #[error("the transport refused the message: {0}")]
+    Transport(#[from] SendError),
 }
 
 /// Why a session could not even start.
@@ -511,9 +523,9 @@ impl ClientSession {
     }
 
     /// Sends one input, stamped with the protocol version and the current ack. Only in the world.
-    pub fn send_input(&mut self, input: &mut ClientInput) -> Result<(), SendError> {
+    pub fn send_input(&mut self, input: &mut ClientInput) -> Result<(), SessionSendError> {
         if self.state != SessionState::InWorld {
-            return Err(SendError::NotConnected);
+            return Err(SessionSendError::NotInWorld(self.state));
         }
         input.protocol_version = PROTOCOL_VERSION;
         let stamp = self.acks.stamp().unwrap_or_default();
@@ -527,9 +539,9 @@ impl ClientSession {
     }
 
     /// Sends an operator command (`MsgAdminCommand`); the answer arrives as `AdminOutput`.
-    pub fn send_admin(&mut self, token: &str, command: &str) -> Result<u16, SendError> {
+    pub fn send_admin(&mut self, token: &str, command: &str) -> Result<u16, SessionSendError> {
         if self.state == SessionState::Ended {
-            return Err(SendError::NotConnected);
+            return Err(SessionSendError::NotInWorld(self.state));
         }
         self.admin_req = self.admin_req.wrapping_add(1);
         let cmd = AdminCommand {
@@ -541,7 +553,7 @@ impl ClientSession {
         Ok(self.admin_req)
     }
 
-    fn send(&mut self, channel: Channel, msg: Message) -> Result<(), SendError> {
+    fn send(&mut self, channel: Channel, msg: Message) -> Result<(), SessionSendError> {
         self.send_with(channel, msg, &Extensions::new())
     }
 
@@ -550,21 +562,16 @@ impl ClientSession {
         channel: Channel,
         msg: Message,
         ext: &Extensions,
-    ) -> Result<(), SendError> {
-        let bytes = match msg.encode_with(ext) {
-            Ok(b) => b,
-            Err(e) => {
-                tracing::warn!("cannot encode {:?}: {e}", msg.id());
-                self.stats.send_failures += 1;
-                return Err(SendError::TooLarge { size: 0, max: 0 });
-            }
-        };
-        let r = self.transport.send(channel, &bytes);
-        if let Err(e) = &r {
+    ) -> Result<(), SessionSendError> {
+        let bytes = msg.encode_with(ext).inspect_err(|e| {
+            tracing::warn!("cannot encode {:?}: {e}", msg.id());
+            self.stats.send_failures += 1;
+        })?;
+        self.transport.send(channel, &bytes).map_err(|e| {
             self.stats.send_failures += 1;
             tracing::debug!(?channel, "send failed: {e}");
-        }
-        r
+            SessionSendError::Transport(e)
+        })
     }
 
     fn send_heartbeat(&mut self, now: Duration) {
