@@ -1,19 +1,22 @@
-//! Small measurement helpers for the client's reports: a bounded sample store with exact
-//! nearest-rank percentiles, and the summary shape every report uses.
+//! Small measurement helpers for the client's reports: a bounded sample store with nearest-rank
+//! percentiles, and the summary shape every report uses.
 //!
-//! Owns no time and no randomness: samples are kept in arrival order up to a cap, so the same
-//! run gives the same numbers.
+//! Owns no time and no randomness: up to the cap every sample is kept (exact percentiles);
+//! beyond it the store thins itself to every 2nd, 4th, … sample — a uniform subsample of the
+//! whole run — so the same run gives the same numbers and memory stays bounded.
 
 use serde::Serialize;
 
-/// Samples kept for percentiles; later ones still count towards `count`, `mean` and `max`.
-pub const DEFAULT_SAMPLE_CAP: usize = 1 << 20;
+/// Samples kept for percentiles (count, mean and max always cover every sample).
+pub const DEFAULT_SAMPLE_CAP: usize = 1 << 17;
 
 /// A stream of non-negative measurements.
 #[derive(Debug, Clone)]
 pub struct Samples {
     values: Vec<f64>,
     cap: usize,
+    /// Keep one sample in `stride` (doubles each time the store fills).
+    stride: u64,
     count: u64,
     sum: f64,
     max: f64,
@@ -40,7 +43,8 @@ impl Samples {
     pub fn with_cap(cap: usize) -> Self {
         Self {
             values: Vec::new(),
-            cap,
+            cap: cap.max(2),
+            stride: 1,
             count: 0,
             sum: 0.0,
             max: 0.0,
@@ -57,7 +61,19 @@ impl Samples {
         if self.count == 1 || v > self.max {
             self.max = v;
         }
-        if self.values.len() < self.cap {
+        if (self.count - 1).is_multiple_of(self.stride) {
+            if self.values.len() == self.cap {
+                // Thin to every other kept sample and keep half as often from now on.
+                let mut i = 0;
+                self.values.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+                self.stride *= 2;
+                if !(self.count - 1).is_multiple_of(self.stride) {
+                    return;
+                }
+            }
             self.values.push(v);
         }
     }
@@ -167,13 +183,21 @@ mod tests {
 
     #[test]
     fn the_cap_bounds_memory_but_not_the_counters() {
-        let mut s = Samples::with_cap(3);
-        for v in [1.0, 2.0, 3.0, 100.0] {
-            s.push(v);
+        let mut s = Samples::with_cap(4);
+        for v in 1..=9 {
+            s.push(f64::from(v));
         }
-        assert_eq!(s.count(), 4);
-        assert_eq!(s.max(), 100.0);
-        assert_eq!(s.percentile(1.0), 3.0, "percentiles over the kept samples");
+        assert_eq!(s.count(), 9);
+        assert_eq!(s.max(), 9.0);
+        // Thinned to a uniform subsample of the whole run: samples 1, 3, 5, 7, 9.
+        assert_eq!(s.values, vec![1.0, 5.0, 9.0]);
+        assert_eq!(s.percentile(0.5), 5.0);
+        let mut big = Samples::with_cap(1000);
+        for v in 0..100_000 {
+            big.push(f64::from(v));
+        }
+        assert!(big.values.len() <= 1000);
+        assert!((big.percentile(0.5) - 50_000.0).abs() < 200.0);
     }
 
     #[test]
