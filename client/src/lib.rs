@@ -29,6 +29,7 @@ pub mod input_clock;
 pub mod local_server;
 pub mod messages;
 pub mod prediction;
+pub mod screens;
 pub mod session;
 pub mod sim;
 pub mod stats;

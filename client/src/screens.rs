@@ -200,7 +200,9 @@ impl Screens {
         use Screen as S;
         let mut fx = Vec::new();
         match (self.current, event) {
-            (S::MainMenu, Event::Fly) => self.start(SessionKind::SinglePlayer { mission: None }, &mut fx),
+            (S::MainMenu, Event::Fly) => {
+                self.start(SessionKind::SinglePlayer { mission: None }, &mut fx)
+            }
             (S::MainMenu, Event::Missions) => self.enter(S::MissionSelect, &mut fx),
             (S::MainMenu, Event::OpenJoin) => self.enter(S::Join, &mut fx),
             (S::MainMenu | S::Pause, Event::OpenSettings) => {
@@ -239,9 +241,7 @@ impl Screens {
             (S::Loading, Event::SessionFailed(m) | Event::SessionLost(m)) => {
                 self.end_session(Some(m), &mut fx)
             }
-            (S::Loading, Event::Back) => {
-                self.end_session(Some("Cancelled.".into()), &mut fx)
-            }
+            (S::Loading, Event::Back) => self.end_session(Some("Cancelled.".into()), &mut fx),
             (S::Flight, Event::Escape) => self.enter(S::Pause, &mut fx),
             (S::Flight | S::Pause, Event::MissionEnded(outcome)) => {
                 self.debrief = Some(outcome);
@@ -269,12 +269,17 @@ mod tests {
         let mut s = Screens::new();
         assert_eq!(
             s.handle(Event::Fly),
-            vec![Effect::StartSession(SessionKind::SinglePlayer { mission: None })]
+            vec![Effect::StartSession(SessionKind::SinglePlayer {
+                mission: None
+            })]
         );
         assert_eq!(s.current(), Screen::Loading);
         s.handle(Event::Progress("starting server".into()));
         assert_eq!(s.loading_lines(), ["starting server"]);
-        assert_eq!(s.handle(Event::SessionReady), vec![Effect::CaptureMouse(true)]);
+        assert_eq!(
+            s.handle(Event::SessionReady),
+            vec![Effect::CaptureMouse(true)]
+        );
         assert_eq!(
             s.handle(Event::Escape),
             vec![Effect::CaptureMouse(false), Effect::PauseServer]
@@ -307,7 +312,9 @@ mod tests {
         let mut s = Screens::new();
         s.handle(Event::OpenJoin);
         s.handle(Event::Connect("203.0.113.5:4778".into()));
-        let fx = s.handle(Event::SessionFailed("You are banned from this server.".into()));
+        let fx = s.handle(Event::SessionFailed(
+            "You are banned from this server.".into(),
+        ));
         assert_eq!(
             fx,
             vec![

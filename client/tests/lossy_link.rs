@@ -30,13 +30,8 @@ fn lossy(seed: u64, seconds: u64) -> (HeadlessSummary, Sim) {
         target_speed_mps: 262.0,
         ..SimConfig::default()
     };
-    // The server's congestion response shrinks the snapshot byte budget to its floor (400 B by
-    // default) under 2 % loss; the own record plus `SnapshotOwnState` (272 B) and the other
-    // TLVs then leave no room for any other entity, and remote aircraft starve until the
-    // client's retention timeout evicts them — a server scheduling issue (reported), not an
-    // interpolation one. Give records room above the TLVs.
-    let mut cfg = cfg;
-    cfg.server.snapshot.congestion.budget_floor_bytes = 800;
+    // Default server settings: under 2 % loss the congestion response throttles the budget,
+    // whose floor is reserved for records above the TLVs, so remote aircraft keep coming.
     let mut sim = Sim::new(cfg, Box::new(Aerobatics::default())).expect("sim");
     sim.run_for(Duration::from_secs(seconds));
     let r = sim.report();

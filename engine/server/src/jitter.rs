@@ -453,7 +453,10 @@ mod tests {
         jb.push(inp(2, 0), 1);
         jb.push(inp(3, 0), 1);
         assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 3));
-        assert_eq!((jb.late_dropped, jb.resyncs, jb.last_applied_slot()), (1, 0, Some(3)));
+        assert_eq!(
+            (jb.late_dropped, jb.resyncs, jb.last_applied_slot()),
+            (1, 0, Some(3))
+        );
         // From now on every input is one tick late: after LATE_RESYNC drops the buffer takes
         // them, one tick later than before, and stays on time from there.
         let mut applied = Vec::new();
@@ -466,7 +469,10 @@ mod tests {
         assert_eq!(jb.resyncs, 1);
         assert_eq!(jb.late_dropped, 1 + u64::from(LATE_RESYNC));
         let first = applied.first().copied().expect("applied again");
-        assert_eq!(applied, (first..first + applied.len() as u32).collect::<Vec<_>>());
+        assert_eq!(
+            applied,
+            (first..first + applied.len() as u32).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -498,7 +504,10 @@ mod tests {
             assert!(matches!(jb.drain(), Drained::Fresh(_)));
         }
         assert_eq!(jb.dropped_for_latency, 2, "one skip per persistence period");
-        assert_eq!(jb.gap_fills, 0, "a deliberate skip is not a loss to conceal");
+        assert_eq!(
+            jb.gap_fills, 0,
+            "a deliberate skip is not a loss to conceal"
+        );
     }
 
     #[test]

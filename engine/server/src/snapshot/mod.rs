@@ -213,13 +213,18 @@ impl PeerSnapshots {
             });
         }
 
+        // The congestion throttle scales the budget, but its floor is for *records*: the
+        // extension block (the own exact state alone is ~270 bytes) must not crowd every other
+        // aircraft out of a throttled snapshot. Never above the link's datagram size.
+        let ext_len = ext.as_bytes().len();
         let budget = (cfg.budget_bytes > 0).then(|| {
             let limit = if ctx.link.max_datagram_size > 0 {
                 cfg.budget_bytes.min(ctx.link.max_datagram_size)
             } else {
                 cfg.budget_bytes
             };
-            self.congestion.scale_budget(limit)
+            let floor = HEADER_BYTES + ext_len + cfg.congestion.budget_floor_bytes;
+            self.congestion.scale_budget(limit).max(floor).min(limit)
         });
 
         // Candidates: the interest set, plus the own entity wherever it is.
@@ -262,7 +267,6 @@ impl PeerSnapshots {
         let order = schedule(&self.candidates, own_index, budget, &cfg.weights);
 
         self.writer.begin();
-        let ext_len = ext.as_bytes().len();
         let mut records = 0u64;
         let mut fulls = 0u64;
         for ci in order {
@@ -477,6 +481,31 @@ mod tests {
             ext.get(tag::SNAPSHOT_DESPAWN),
             Some(Ext::SnapshotDespawn(vec![3]))
         );
+    }
+
+    #[test]
+    fn a_throttled_budget_still_carries_other_aircraft() {
+        let cfg = SnapshotConfig::default();
+        let gov = TickGovernor::new(Default::default());
+        let mut peer = PeerSnapshots::new(&cfg);
+        let mut enc = world(40);
+        let mut c = ctx(20);
+        c.link.loss = 0.5;
+        let mut last = Vec::new();
+        for t in 1..=1200 {
+            enc.tick = t;
+            if let Some(b) = peer.build(&enc, &c, &cfg, &gov) {
+                last = b.to_vec();
+            }
+        }
+        assert!(peer.congestion.throttle() < 0.2, "fully throttled");
+        let (_, snap, _) = SnapshotDecoder::new().decode(&last).expect("valid");
+        let others = snap.records.iter().filter(|r| r.idx != 20).count();
+        assert!(
+            others >= 10,
+            "only {others} other aircraft fit a throttled snapshot"
+        );
+        assert!(last.len() <= 1200);
     }
 
     #[test]
