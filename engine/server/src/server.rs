@@ -7,7 +7,10 @@
 //! snapshot pipeline, weather) own their state. Time comes from the caller (`ServerRuntime`
 //! drives it from the wall clock, tests from a loop), so a tick is deterministic given its inputs.
 
-use crate::admission::{Admission, AdmissionConfig, JoinRequest, Refusal};
+mod comms;
+mod join;
+
+use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::input::{FloodLimit, InputGate, controls_from_input};
 use crate::jitter::{JitterBuffer, JitterConfig};
 use crate::pool::EntityId;
@@ -23,15 +26,9 @@ use fl_flight::math::{Quat, Vec3};
 use fl_flight::spawn::trim_level;
 use fl_flight::{AircraftState, Controls};
 use fl_net::{Channel, DisconnectReason, PeerId, ServerEvent, ServerTransport};
-use fl_protocol::ack::AckStamp;
-use fl_protocol::enums::{AlertLevel, ConnectRefusalCode, PeerRole};
-use fl_protocol::msg::admin::{AdminCommand, AdminResponse};
-use fl_protocol::msg::handshake::{ConnectAck, ConnectRefusal, ConnectRequest, Hello, Motd};
-use fl_protocol::msg::world::{
-    AlertLevelChange, FactionDef, FactionDefRecord, Heartbeat, PeerDelay, ServerNotice,
-};
-use fl_protocol::tlv::{Ext, Extensions};
-use fl_protocol::{FixedStr, Message, Packet};
+use fl_protocol::enums::{ConnectRefusalCode, PeerRole};
+use fl_protocol::tlv::Extensions;
+use fl_protocol::{Message, Packet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -379,55 +376,6 @@ impl Server {
             .ok()
     }
 
-    fn next_spawn_point(&mut self) -> SpawnPoint {
-        let points = &self.cfg.spawn_points;
-        let p = points
-            .get(self.spawn_cursor % points.len().max(1))
-            .copied()
-            .unwrap_or(SpawnPoint {
-                x: 0.0,
-                z: 0.0,
-                altitude_m: 3000.0,
-                heading_deg: 0.0,
-                speed_mps: 200.0,
-            });
-        self.spawn_cursor = self.spawn_cursor.wrapping_add(1);
-        p
-    }
-
-    /// The faction with the fewest pilots (ties: lowest index).
-    fn pick_faction(&self) -> u16 {
-        let count = |f: u16| {
-            self.peers
-                .values()
-                .filter(|p| p.admitted.as_ref().is_some_and(|a| a.faction == f))
-                .count()
-        };
-        self.cfg
-            .factions
-            .iter()
-            .min_by_key(|f| (count(f.index), f.index))
-            .map_or(0, |f| f.index)
-    }
-
-    /// Broadcasts a shutdown notice to every admitted peer.
-    pub fn broadcast_notice(&mut self, seconds_remaining: u16, text: &str) {
-        let notice = ServerNotice {
-            seconds_remaining,
-            text: FixedStr::new(text),
-        };
-        let ids: Vec<PeerId> = self.peers.keys().copied().collect();
-        for peer in ids {
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Reliable,
-                notice.clone().into(),
-                &Extensions::new(),
-            );
-        }
-    }
-
     /// Disconnects every peer with a reason (graceful shutdown).
     pub fn disconnect_all(&mut self, reason: &str) {
         let ids: Vec<PeerId> = self.peers.keys().copied().collect();
@@ -513,51 +461,6 @@ impl Server {
         self.admission.prune(self.service_ticks);
     }
 
-    fn on_connected(&mut self, peer: PeerId, addr: SocketAddr, _now: u64) {
-        if let Err(refusal) = self.admission.on_connect(addr.ip(), self.service_ticks) {
-            tracing::info!(peer, %addr, code = ?refusal.code, "connection refused");
-            let msg = ConnectRefusal {
-                code: refusal.code,
-                reason: FixedStr::new(&refusal.reason),
-            };
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Reliable,
-                msg.into(),
-                &Extensions::new(),
-            );
-            self.transport.disconnect(peer, &refusal.reason);
-            return;
-        }
-        self.peers.insert(
-            peer,
-            PeerSlot {
-                addr,
-                connected_tick: self.service_ticks,
-                admitted: None,
-                gate: InputGate::new(self.cfg.flood),
-                jitter: JitterBuffer::new(self.cfg.jitter),
-                snapshots: PeerSnapshots::new(&self.cfg.snapshot),
-                camera_eye: [0.0; 3],
-                types_generation_sent: None,
-                malformed_tokens: f64::from(self.cfg.malformed_burst),
-                last_delay_ticks: 0,
-            },
-        );
-        let mut ext = Extensions::new();
-        if !self.cfg.build_version.is_empty() {
-            let _ = ext.push(&Ext::HelloBuildVersion(self.cfg.build_version.clone()));
-        }
-        send(
-            self.transport.as_mut(),
-            peer,
-            Channel::Reliable,
-            Hello::current().into(),
-            &ext,
-        );
-    }
-
     fn on_disconnected(&mut self, peer: PeerId, reason: &DisconnectReason) {
         if let Some(addr) = self.forget_peer(peer) {
             tracing::info!(peer, %addr, "disconnected: {reason}");
@@ -578,21 +481,6 @@ impl Server {
     fn kick(&mut self, peer: PeerId, reason: &str) {
         self.transport.disconnect(peer, reason);
         self.forget_peer(peer);
-    }
-
-    fn refuse(&mut self, peer: PeerId, refusal: Refusal) {
-        let msg = ConnectRefusal {
-            code: refusal.code,
-            reason: FixedStr::new(&refusal.reason),
-        };
-        send(
-            self.transport.as_mut(),
-            peer,
-            Channel::Reliable,
-            msg.into(),
-            &Extensions::new(),
-        );
-        self.kick(peer, &refusal.reason);
     }
 
     fn malformed(&mut self, peer: PeerId, what: &str) {
@@ -650,233 +538,6 @@ impl Server {
         }
     }
 
-    fn on_heartbeat(&mut self, peer: PeerId, hb: &Heartbeat, now: u64) {
-        let Some(slot) = self.peers.get_mut(&peer) else {
-            return;
-        };
-        let stamp = AckStamp {
-            high: hb.tick_index.min(now),
-            mask: hb.ack_mask,
-        };
-        slot.snapshots.baselines.on_ack(stamp);
-        let delay = now.saturating_sub(stamp.high);
-        slot.last_delay_ticks = delay;
-        slot.jitter.observe_delay(delay);
-        let reply = PeerDelay {
-            delay_ticks: delay.min(u64::from(u16::MAX)) as u16,
-        };
-        send(
-            self.transport.as_mut(),
-            peer,
-            Channel::Unreliable,
-            reply.into(),
-            &Extensions::new(),
-        );
-    }
-
-    fn on_admin(&mut self, peer: PeerId, cmd: &AdminCommand) {
-        let Some(addr) = self.peers.get(&peer).map(|p| p.addr) else {
-            return;
-        };
-        let ok = self
-            .cfg
-            .operator_password
-            .as_deref()
-            .is_some_and(|pw| constant_time_eq(pw.as_bytes(), cmd.token.as_bytes()));
-        if !ok {
-            tracing::warn!(peer, %addr, "admin authentication failed");
-            if self
-                .admission
-                .admin_auth_failed(addr.ip(), self.service_ticks)
-            {
-                self.kick(peer, "Access denied.");
-            }
-            return;
-        }
-        self.admission.admin_auth_succeeded(addr.ip());
-        let text = match cmd.command.as_str().trim() {
-            "status" => format!(
-                "tick {} peers {} entities {} load {:.2}{}",
-                self.world.tick(),
-                self.peers.len(),
-                self.world.len(),
-                self.governor.load_factor(),
-                if self.paused { " paused" } else { "" }
-            ),
-            "pause" => {
-                self.pause();
-                "paused".into()
-            }
-            "resume" => {
-                self.resume();
-                "resumed".into()
-            }
-            other => format!("unknown command: {other}"),
-        };
-        let reply = AdminResponse {
-            req_id: cmd.req_id,
-            text: FixedStr::new(&text),
-        };
-        send(
-            self.transport.as_mut(),
-            peer,
-            Channel::Reliable,
-            reply.into(),
-            &Extensions::new(),
-        );
-    }
-
-    fn on_connect_request(&mut self, peer: PeerId, req: &ConnectRequest, ext: &Extensions) {
-        let join = match self.admission.check_request(req, ext) {
-            Ok(j) => j,
-            Err(refusal) => return self.refuse(peer, refusal),
-        };
-        if let Err(refusal) = self.admit(peer, join) {
-            return self.refuse(peer, refusal);
-        }
-        self.send_connect_ack(peer);
-        self.send_join_burst(peer);
-    }
-
-    fn admit(&mut self, peer: PeerId, join: JoinRequest) -> Result<(), Refusal> {
-        let faction = self.pick_faction();
-        let callsign = if join.callsign.is_empty() {
-            format!("Pilot-{peer}")
-        } else {
-            join.callsign
-        };
-        let mut admitted = Admitted {
-            role: join.role,
-            entity: None,
-            faction,
-            type_index: None,
-            respawn_at: None,
-            callsign,
-        };
-        if join.role == PeerRole::Pilot {
-            let type_index = self
-                .types
-                .pilot_type(&join.entity_type, &self.cfg.player_entity_type)
-                .ok_or(Refusal {
-                    code: ConnectRefusalCode::NoAirframe,
-                    reason: "This server has no aircraft to fly.".into(),
-                })?;
-            if !self.world.has_room() {
-                return Err(Refusal {
-                    code: ConnectRefusalCode::ServerFull,
-                    reason: "The server is full. Try again later.".into(),
-                });
-            }
-            let at = self.next_spawn_point();
-            let entity = self
-                .spawn_aircraft(type_index, faction, Pilot::Peer(peer), at)
-                .ok_or(Refusal {
-                    code: ConnectRefusalCode::ServerFull,
-                    reason: "The server is full. Try again later.".into(),
-                })?;
-            admitted.entity = Some(entity);
-            admitted.type_index = Some(type_index);
-        }
-        tracing::info!(peer, role = ?admitted.role, entity = ?admitted.entity, callsign = %admitted.callsign, "admitted");
-        if let Some(slot) = self.peers.get_mut(&peer) {
-            slot.admitted = Some(admitted);
-        }
-        Ok(())
-    }
-
-    fn send_connect_ack(&mut self, peer: PeerId) {
-        let Some(slot) = self.peers.get_mut(&peer) else {
-            return;
-        };
-        let Some(a) = &slot.admitted else { return };
-        let unchanged = slot.types_generation_sent == Some(self.types.generation());
-        let mut ext = Extensions::new();
-        let types = if unchanged {
-            let _ = ext.push(&Ext::ConnectAckTypesUnchanged);
-            Vec::new()
-        } else {
-            self.types.wire_defs()
-        };
-        slot.types_generation_sent = Some(self.types.generation());
-        let ack = ConnectAck {
-            tick_rate_hz: 60,
-            assigned_entity_idx: a.entity.map_or(0, |e| e.index),
-            assigned_entity_gen: a.entity.map_or(0, |e| e.generation),
-            planet_radius_km: (self.world.planet().radius_m / 1000.0) as f32,
-            granted_role: a.role,
-            peer_id: peer,
-            types,
-        };
-        send(
-            self.transport.as_mut(),
-            peer,
-            Channel::Reliable,
-            ack.into(),
-            &ext,
-        );
-    }
-
-    fn send_join_burst(&mut self, peer: PeerId) {
-        // The weather windows announced before this peer joined (client prediction needs the
-        // server's wind from its first tick).
-        for (msg, ext) in self.weather.catch_up(self.world.tick()) {
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Unreliable,
-                msg.into(),
-                &ext,
-            );
-        }
-        if !self.cfg.factions.is_empty() {
-            let def = FactionDef {
-                records: self
-                    .cfg
-                    .factions
-                    .iter()
-                    .map(|f| FactionDefRecord {
-                        faction_index: f.index,
-                        id: FixedStr::new(&f.id),
-                        name: FixedStr::new(&f.name),
-                    })
-                    .collect(),
-            };
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Reliable,
-                def.into(),
-                &Extensions::new(),
-            );
-            for f in self.cfg.factions.clone() {
-                let msg = AlertLevelChange {
-                    level: AlertLevel::Peacetime,
-                    faction_index: f.index,
-                };
-                send(
-                    self.transport.as_mut(),
-                    peer,
-                    Channel::Reliable,
-                    msg.into(),
-                    &Extensions::new(),
-                );
-            }
-        }
-        if !self.cfg.motd.is_empty() {
-            let motd = Motd {
-                display_seconds: self.cfg.motd_display_s,
-                text: self.cfg.motd.clone(),
-            };
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Reliable,
-                motd.into(),
-                &Extensions::new(),
-            );
-        }
-    }
-
     fn apply_inputs(&mut self) {
         for slot in self.peers.values_mut() {
             let Some(entity) = slot.admitted.as_ref().and_then(|a| a.entity) else {
@@ -887,52 +548,6 @@ impl Server {
                 self.world
                     .set_controls(entity, controls_from_input(&input.wire));
             }
-        }
-    }
-
-    fn handle_crashes_and_respawns(&mut self) {
-        let tick = self.world.tick();
-        let delay = self.cfg.respawn_delay_ticks;
-        let mut due = Vec::new();
-        for (&peer, slot) in &mut self.peers {
-            let Some(a) = &mut slot.admitted else {
-                continue;
-            };
-            if let Some(e) = a.entity {
-                let gone = self.world.get(e).is_none_or(|ent| ent.crashed_at.is_some());
-                if gone && a.respawn_at.is_none() {
-                    a.respawn_at = Some(tick + delay);
-                }
-            }
-            if a.respawn_at.is_some_and(|t| tick >= t) {
-                due.push(peer);
-            }
-        }
-        for peer in due {
-            let (type_index, faction) =
-                match self.peers.get(&peer).and_then(|s| s.admitted.as_ref()) {
-                    Some(a) => (a.type_index, a.faction),
-                    None => continue,
-                };
-            let Some(type_index) = type_index else {
-                continue;
-            };
-            let at = self.next_spawn_point();
-            let new_entity = self.spawn_aircraft(type_index, faction, Pilot::Peer(peer), at);
-            if let Some(slot) = self.peers.get_mut(&peer)
-                && let Some(a) = &mut slot.admitted
-            {
-                if let Some(old) = a.entity
-                    && let Some(ent) = self.world.get_mut(old)
-                {
-                    // The wreck stays for its timeout but is nobody's aircraft any more.
-                    ent.pilot = Pilot::None;
-                }
-                a.entity = new_entity;
-                a.respawn_at = None;
-                slot.jitter = JitterBuffer::new(self.cfg.jitter);
-            }
-            self.send_connect_ack(peer);
         }
     }
 
@@ -989,29 +604,4 @@ impl Server {
             }
         }
     }
-
-    fn send_weather(&mut self) {
-        let Some((msg, ext)) = self.weather.broadcast(self.world.tick()) else {
-            return;
-        };
-        let ids: Vec<PeerId> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.admitted.is_some())
-            .map(|(&id, _)| id)
-            .collect();
-        for peer in ids {
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Unreliable,
-                msg.clone().into(),
-                &ext,
-            );
-        }
-    }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

@@ -1,0 +1,314 @@
+//! Joining: the connect gauntlet's verdict on a new connection, `MsgHello`, the join request
+//! (admission checks, spawning the pilot's aircraft at the next spawn point, balancing
+//! factions), the `MsgConnectAck` with its type table (or `ConnectAckTypesUnchanged`), the join
+//! burst (factions, alert levels, MOTD, the weather windows already announced), refusals, and
+//! respawning a pilot whose aircraft crashed.
+
+use super::{Admitted, PeerSlot, Server, SpawnPoint, send};
+use crate::admission::{JoinRequest, Refusal};
+use crate::input::InputGate;
+use crate::jitter::JitterBuffer;
+use crate::snapshot::PeerSnapshots;
+use crate::world::Pilot;
+use fl_net::{Channel, PeerId};
+use fl_protocol::FixedStr;
+use fl_protocol::enums::{AlertLevel, ConnectRefusalCode, PeerRole};
+use fl_protocol::msg::handshake::{ConnectAck, ConnectRefusal, ConnectRequest, Hello, Motd};
+use fl_protocol::msg::world::{AlertLevelChange, FactionDef, FactionDefRecord};
+use fl_protocol::tlv::{Ext, Extensions};
+use std::net::SocketAddr;
+
+impl Server {
+    pub(super) fn next_spawn_point(&mut self) -> SpawnPoint {
+        let points = &self.cfg.spawn_points;
+        let p = points
+            .get(self.spawn_cursor % points.len().max(1))
+            .copied()
+            .unwrap_or(SpawnPoint {
+                x: 0.0,
+                z: 0.0,
+                altitude_m: 3000.0,
+                heading_deg: 0.0,
+                speed_mps: 200.0,
+            });
+        self.spawn_cursor = self.spawn_cursor.wrapping_add(1);
+        p
+    }
+
+    /// The faction with the fewest pilots (ties: lowest index).
+    pub(super) fn pick_faction(&self) -> u16 {
+        let count = |f: u16| {
+            self.peers
+                .values()
+                .filter(|p| p.admitted.as_ref().is_some_and(|a| a.faction == f))
+                .count()
+        };
+        self.cfg
+            .factions
+            .iter()
+            .min_by_key(|f| (count(f.index), f.index))
+            .map_or(0, |f| f.index)
+    }
+
+    pub(super) fn on_connected(&mut self, peer: PeerId, addr: SocketAddr, _now: u64) {
+        if let Err(refusal) = self.admission.on_connect(addr.ip(), self.service_ticks) {
+            tracing::info!(peer, %addr, code = ?refusal.code, "connection refused");
+            let msg = ConnectRefusal {
+                code: refusal.code,
+                reason: FixedStr::new(&refusal.reason),
+            };
+            send(
+                self.transport.as_mut(),
+                peer,
+                Channel::Reliable,
+                msg.into(),
+                &Extensions::new(),
+            );
+            self.transport.disconnect(peer, &refusal.reason);
+            return;
+        }
+        self.peers.insert(
+            peer,
+            PeerSlot {
+                addr,
+                connected_tick: self.service_ticks,
+                admitted: None,
+                gate: InputGate::new(self.cfg.flood),
+                jitter: JitterBuffer::new(self.cfg.jitter),
+                snapshots: PeerSnapshots::new(&self.cfg.snapshot),
+                camera_eye: [0.0; 3],
+                types_generation_sent: None,
+                malformed_tokens: f64::from(self.cfg.malformed_burst),
+                last_delay_ticks: 0,
+            },
+        );
+        let mut ext = Extensions::new();
+        if !self.cfg.build_version.is_empty() {
+            let _ = ext.push(&Ext::HelloBuildVersion(self.cfg.build_version.clone()));
+        }
+        send(
+            self.transport.as_mut(),
+            peer,
+            Channel::Reliable,
+            Hello::current().into(),
+            &ext,
+        );
+    }
+
+    pub(super) fn refuse(&mut self, peer: PeerId, refusal: Refusal) {
+        let msg = ConnectRefusal {
+            code: refusal.code,
+            reason: FixedStr::new(&refusal.reason),
+        };
+        send(
+            self.transport.as_mut(),
+            peer,
+            Channel::Reliable,
+            msg.into(),
+            &Extensions::new(),
+        );
+        self.kick(peer, &refusal.reason);
+    }
+
+    pub(super) fn on_connect_request(
+        &mut self,
+        peer: PeerId,
+        req: &ConnectRequest,
+        ext: &Extensions,
+    ) {
+        let join = match self.admission.check_request(req, ext) {
+            Ok(j) => j,
+            Err(refusal) => return self.refuse(peer, refusal),
+        };
+        if let Err(refusal) = self.admit(peer, join) {
+            return self.refuse(peer, refusal);
+        }
+        self.send_connect_ack(peer);
+        self.send_join_burst(peer);
+    }
+
+    pub(super) fn admit(&mut self, peer: PeerId, join: JoinRequest) -> Result<(), Refusal> {
+        let faction = self.pick_faction();
+        let callsign = if join.callsign.is_empty() {
+            format!("Pilot-{peer}")
+        } else {
+            join.callsign
+        };
+        let mut admitted = Admitted {
+            role: join.role,
+            entity: None,
+            faction,
+            type_index: None,
+            respawn_at: None,
+            callsign,
+        };
+        if join.role == PeerRole::Pilot {
+            let type_index = self
+                .types
+                .pilot_type(&join.entity_type, &self.cfg.player_entity_type)
+                .ok_or(Refusal {
+                    code: ConnectRefusalCode::NoAirframe,
+                    reason: "This server has no aircraft to fly.".into(),
+                })?;
+            if !self.world.has_room() {
+                return Err(Refusal {
+                    code: ConnectRefusalCode::ServerFull,
+                    reason: "The server is full. Try again later.".into(),
+                });
+            }
+            let at = self.next_spawn_point();
+            let entity = self
+                .spawn_aircraft(type_index, faction, Pilot::Peer(peer), at)
+                .ok_or(Refusal {
+                    code: ConnectRefusalCode::ServerFull,
+                    reason: "The server is full. Try again later.".into(),
+                })?;
+            admitted.entity = Some(entity);
+            admitted.type_index = Some(type_index);
+        }
+        tracing::info!(peer, role = ?admitted.role, entity = ?admitted.entity, callsign = %admitted.callsign, "admitted");
+        if let Some(slot) = self.peers.get_mut(&peer) {
+            slot.admitted = Some(admitted);
+        }
+        Ok(())
+    }
+
+    pub(super) fn send_connect_ack(&mut self, peer: PeerId) {
+        let Some(slot) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        let Some(a) = &slot.admitted else { return };
+        let unchanged = slot.types_generation_sent == Some(self.types.generation());
+        let mut ext = Extensions::new();
+        let types = if unchanged {
+            let _ = ext.push(&Ext::ConnectAckTypesUnchanged);
+            Vec::new()
+        } else {
+            self.types.wire_defs()
+        };
+        slot.types_generation_sent = Some(self.types.generation());
+        let ack = ConnectAck {
+            tick_rate_hz: 60,
+            assigned_entity_idx: a.entity.map_or(0, |e| e.index),
+            assigned_entity_gen: a.entity.map_or(0, |e| e.generation),
+            planet_radius_km: (self.world.planet().radius_m / 1000.0) as f32,
+            granted_role: a.role,
+            peer_id: peer,
+            types,
+        };
+        send(
+            self.transport.as_mut(),
+            peer,
+            Channel::Reliable,
+            ack.into(),
+            &ext,
+        );
+    }
+
+    pub(super) fn send_join_burst(&mut self, peer: PeerId) {
+        // The weather windows announced before this peer joined (client prediction needs the
+        // server's wind from its first tick).
+        for (msg, ext) in self.weather.catch_up(self.world.tick()) {
+            send(
+                self.transport.as_mut(),
+                peer,
+                Channel::Unreliable,
+                msg.into(),
+                &ext,
+            );
+        }
+        if !self.cfg.factions.is_empty() {
+            let def = FactionDef {
+                records: self
+                    .cfg
+                    .factions
+                    .iter()
+                    .map(|f| FactionDefRecord {
+                        faction_index: f.index,
+                        id: FixedStr::new(&f.id),
+                        name: FixedStr::new(&f.name),
+                    })
+                    .collect(),
+            };
+            send(
+                self.transport.as_mut(),
+                peer,
+                Channel::Reliable,
+                def.into(),
+                &Extensions::new(),
+            );
+            for f in self.cfg.factions.clone() {
+                let msg = AlertLevelChange {
+                    level: AlertLevel::Peacetime,
+                    faction_index: f.index,
+                };
+                send(
+                    self.transport.as_mut(),
+                    peer,
+                    Channel::Reliable,
+                    msg.into(),
+                    &Extensions::new(),
+                );
+            }
+        }
+        if !self.cfg.motd.is_empty() {
+            let motd = Motd {
+                display_seconds: self.cfg.motd_display_s,
+                text: self.cfg.motd.clone(),
+            };
+            send(
+                self.transport.as_mut(),
+                peer,
+                Channel::Reliable,
+                motd.into(),
+                &Extensions::new(),
+            );
+        }
+    }
+
+    pub(super) fn handle_crashes_and_respawns(&mut self) {
+        let tick = self.world.tick();
+        let delay = self.cfg.respawn_delay_ticks;
+        let mut due = Vec::new();
+        for (&peer, slot) in &mut self.peers {
+            let Some(a) = &mut slot.admitted else {
+                continue;
+            };
+            if let Some(e) = a.entity {
+                let gone = self.world.get(e).is_none_or(|ent| ent.crashed_at.is_some());
+                if gone && a.respawn_at.is_none() {
+                    a.respawn_at = Some(tick + delay);
+                }
+            }
+            if a.respawn_at.is_some_and(|t| tick >= t) {
+                due.push(peer);
+            }
+        }
+        for peer in due {
+            let (type_index, faction) =
+                match self.peers.get(&peer).and_then(|s| s.admitted.as_ref()) {
+                    Some(a) => (a.type_index, a.faction),
+                    None => continue,
+                };
+            let Some(type_index) = type_index else {
+                continue;
+            };
+            let at = self.next_spawn_point();
+            let new_entity = self.spawn_aircraft(type_index, faction, Pilot::Peer(peer), at);
+            if let Some(slot) = self.peers.get_mut(&peer)
+                && let Some(a) = &mut slot.admitted
+            {
+                if let Some(old) = a.entity
+                    && let Some(ent) = self.world.get_mut(old)
+                {
+                    // The wreck stays for its timeout but is nobody's aircraft any more.
+                    ent.pilot = Pilot::None;
+                }
+                a.entity = new_entity;
+                a.respawn_at = None;
+                slot.jitter = JitterBuffer::new(self.cfg.jitter);
+            }
+            self.send_connect_ack(peer);
+        }
+    }
+}
