@@ -70,7 +70,7 @@ pub struct ExpectFile {
 /// Parses expectation text. `file` is used for messages only.
 pub fn parse_expect(file: &Path, text: &str) -> Result<ExpectFile, SchemaError> {
     let mut ctx = Ctx::new(file, text);
-    let doc = ctx.parse_doc(text)?;
+    let doc = ctx.parse(text)?;
     let root = doc.as_table();
     let Some(item) = root.get("expect") else {
         return Err(ctx.err("expect", 1, "expectation file has no [[expect]] rows"));
@@ -88,19 +88,20 @@ pub fn parse_expect(file: &Path, text: &str) -> Result<ExpectFile, SchemaError> 
         let mut tbl = Tbl::with_path(t, format!("expect[{i}]"), line);
         let c = &mut ctx;
         let metric = tbl
-            .opt_str(c, "metric")?
+            .str(c, "metric")?
+            .map(|s| s.value)
             .ok_or_else(|| c.err(&format!("expect[{i}].metric"), line, "row has no `metric`"))?;
-        let expected = tbl.f64(c, "expected")?;
+        let expected = tbl.req_f64(c, "expected")?.value;
         let row = ExpectRow {
             line,
             metric,
             altitude_m: tbl.f64_or(c, "altitude_m", 0.0)?,
-            mass_kg: tbl.opt_f64(c, "mass_kg")?.filter(|m| *m > 0.0),
+            mass_kg: tbl.f64(c, "mass_kg")?.map(|x| x.value).filter(|m| *m > 0.0),
             payload_kg: tbl.f64_or(c, "payload_kg", 0.0)?,
             payload_cd0: tbl.f64_or(c, "payload_cd0", 0.0)?,
-            mach: tbl.opt_f64(c, "mach")?.filter(|m| *m > 0.0),
-            load_factor: tbl.opt_f64(c, "load_factor")?,
-            afterburner: tbl.opt_bool(c, "afterburner")?.unwrap_or(true),
+            mach: tbl.f64(c, "mach")?.map(|x| x.value).filter(|m| *m > 0.0),
+            load_factor: tbl.f64(c, "load_factor")?.map(|x| x.value),
+            afterburner: tbl.bool(c, "afterburner")?.map(|b| b.value).unwrap_or(true),
             expected,
             tolerance: tbl.f64_or(c, "tolerance", DEFAULT_TOLERANCE)?,
         };

@@ -5,9 +5,7 @@
 //! are shape-checked before they are copied), or interpret values physically beyond shape.
 
 use super::*;
-use std::collections::BTreeSet;
 use std::path::Path;
-use toml_edit::{Document, Item, TableLike, Value};
 
 /// Largest flight-model (or expectation) file accepted, bytes.
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -48,328 +46,42 @@ pub(crate) fn read_capped(path: &Path) -> Result<String, SchemaError> {
     })
 }
 
-/// Shared reading context: file name, line index and collected warnings.
-pub(crate) struct Ctx<'s> {
-    pub(crate) file: &'s Path,
-    line_starts: Vec<usize>,
-    pub(crate) warnings: Vec<SchemaWarning>,
-    pub(crate) key_lines: Vec<(String, usize)>,
-}
+/// How flight-model and expectation files report reading problems.
+#[derive(Debug)]
+pub(crate) enum FlightDiagnostics {}
 
-impl<'s> Ctx<'s> {
-    pub(crate) fn new(file: &'s Path, text: &str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Self {
-            file,
-            line_starts,
-            warnings: Vec::new(),
-            key_lines: Vec::new(),
-        }
-    }
-
-    pub(crate) fn line(&self, offset: Option<std::ops::Range<usize>>) -> usize {
-        match offset {
-            Some(r) => self.line_starts.partition_point(|&s| s <= r.start).max(1),
-            None => 0,
-        }
-    }
-
-    pub(crate) fn err(&self, key: &str, line: usize, problem: impl Into<String>) -> SchemaError {
-        SchemaError::Invalid {
-            file: self.file.into(),
-            key: key.into(),
-            line: line.max(1),
-            problem: problem.into(),
-        }
-    }
-
-    pub(crate) fn parse_doc(&self, text: &str) -> Result<Document<String>, SchemaError> {
-        Document::parse(text.to_owned()).map_err(|e| SchemaError::Syntax {
-            file: self.file.into(),
-            line: self.line(e.span()).max(1),
-            message: e.message().trim().to_owned(),
-        })
-    }
-}
-
-/// One table being read: tracks which keys were consumed so the rest can be warned about.
-pub(crate) struct Tbl<'a> {
-    table: &'a dyn TableLike,
-    path: String,
-    line: usize,
-    used: BTreeSet<String>,
-}
-
-impl<'a> Tbl<'a> {
-    pub(crate) fn root(table: &'a dyn TableLike) -> Self {
-        Self {
-            table,
-            path: String::new(),
-            line: 1,
-            used: BTreeSet::new(),
-        }
-    }
-
-    pub(crate) fn with_path(table: &'a dyn TableLike, path: String, line: usize) -> Self {
-        Self {
-            table,
-            path,
+impl fl_toml::Diagnostics for FlightDiagnostics {
+    type Error = SchemaError;
+    type Warning = SchemaWarning;
+    fn syntax(file: &Path, line: usize, message: String) -> SchemaError {
+        SchemaError::Syntax {
+            file: file.into(),
             line,
-            used: BTreeSet::new(),
+            message,
         }
     }
-
-    fn key_path(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{}.{}", self.path, key)
+    fn invalid(file: &Path, line: usize, key: &str, problem: String) -> SchemaError {
+        SchemaError::Invalid {
+            file: file.into(),
+            key: key.into(),
+            line,
+            problem,
         }
     }
-
-    fn key_line(&self, ctx: &Ctx<'_>, key: &str) -> usize {
-        let l = ctx.line(self.table.key(key).and_then(|k| k.span()));
-        if l == 0 {
-            let item_line = self.table.get(key).map(|i| ctx.line(i.span())).unwrap_or(0);
-            if item_line == 0 { self.line } else { item_line }
-        } else {
-            l
+    fn warning(file: &Path, line: usize, key: &str, message: String) -> SchemaWarning {
+        SchemaWarning {
+            file: file.into(),
+            key: key.into(),
+            line,
+            message,
         }
-    }
-
-    /// Marks a key as known without reading it.
-    pub(crate) fn known(&mut self, key: &str) {
-        self.used.insert(key.to_owned());
-    }
-
-    fn item(&mut self, key: &str) -> Option<&'a Item> {
-        self.used.insert(key.to_owned());
-        self.table.get(key)
-    }
-
-    /// A sub-table (`[a.b]` or an inline table).
-    pub(crate) fn table(
-        &mut self,
-        ctx: &Ctx<'_>,
-        key: &str,
-    ) -> Result<Option<Tbl<'a>>, SchemaError> {
-        let line = self.key_line(ctx, key);
-        match self.item(key) {
-            None => Ok(None),
-            Some(item) => match item.as_table_like() {
-                Some(t) => {
-                    let own = ctx.line(item.span());
-                    Ok(Some(Tbl {
-                        table: t,
-                        path: self.key_path(key),
-                        line: if own == 0 { line.max(self.line) } else { own },
-                        used: BTreeSet::new(),
-                    }))
-                }
-                None => Err(ctx.err(
-                    &self.key_path(key),
-                    line,
-                    format!("expected a table, found {}", item.type_name()),
-                )),
-            },
-        }
-    }
-
-    /// A required sub-table.
-    pub(crate) fn req_table(&mut self, ctx: &Ctx<'_>, key: &str) -> Result<Tbl<'a>, SchemaError> {
-        let line = self.line;
-        self.table(ctx, key)?
-            .ok_or_else(|| ctx.err(&self.key_path(key), line, "required table is missing"))
-    }
-
-    fn value(
-        &mut self,
-        ctx: &Ctx<'_>,
-        key: &str,
-    ) -> Result<Option<(&'a Value, usize)>, SchemaError> {
-        let line = self.key_line(ctx, key);
-        match self.item(key) {
-            None => Ok(None),
-            Some(Item::Value(v)) => Ok(Some((v, line))),
-            Some(other) => Err(ctx.err(
-                &self.key_path(key),
-                line,
-                format!("expected a value, found {}", other.type_name()),
-            )),
-        }
-    }
-
-    /// An optional number (integer or float), which must be finite.
-    pub(crate) fn opt_f64(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        key: &str,
-    ) -> Result<Option<f64>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else {
-            return Ok(None);
-        };
-        ctx.key_lines.push((self.key_path(key), line));
-        let x = number(v).ok_or_else(|| {
-            ctx.err(
-                &self.key_path(key),
-                line,
-                format!("expected a number, found {}", v.type_name()),
-            )
-        })?;
-        if !x.is_finite() {
-            return Err(ctx.err(&self.key_path(key), line, "must be a finite number"));
-        }
-        Ok(Some(x))
-    }
-
-    /// A required number.
-    pub(crate) fn f64(&mut self, ctx: &mut Ctx<'_>, key: &str) -> Result<f64, SchemaError> {
-        let line = self.line;
-        self.opt_f64(ctx, key)?
-            .ok_or_else(|| ctx.err(&self.key_path(key), line, "required key is missing"))
-    }
-
-    /// A number with a default.
-    pub(crate) fn f64_or(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        key: &str,
-        default: f64,
-    ) -> Result<f64, SchemaError> {
-        Ok(self.opt_f64(ctx, key)?.unwrap_or(default))
-    }
-
-    /// An optional string.
-    pub(crate) fn opt_str(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        key: &str,
-    ) -> Result<Option<String>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else {
-            return Ok(None);
-        };
-        ctx.key_lines.push((self.key_path(key), line));
-        match v.as_str() {
-            Some(s) => Ok(Some(s.to_owned())),
-            None => Err(ctx.err(
-                &self.key_path(key),
-                line,
-                format!("expected a string, found {}", v.type_name()),
-            )),
-        }
-    }
-
-    /// An optional boolean.
-    pub(crate) fn opt_bool(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        key: &str,
-    ) -> Result<Option<bool>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else {
-            return Ok(None);
-        };
-        ctx.key_lines.push((self.key_path(key), line));
-        match v.as_bool() {
-            Some(b) => Ok(Some(b)),
-            None => Err(ctx.err(
-                &self.key_path(key),
-                line,
-                format!("expected true or false, found {}", v.type_name()),
-            )),
-        }
-    }
-
-    /// An array of finite numbers, at most `max` long.
-    pub(crate) fn opt_array(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        key: &str,
-        max: usize,
-    ) -> Result<Option<Vec<f64>>, SchemaError> {
-        let Some((v, line)) = self.value(ctx, key)? else {
-            return Ok(None);
-        };
-        let path = self.key_path(key);
-        let arr = v.as_array().ok_or_else(|| {
-            ctx.err(
-                &path,
-                line,
-                format!("expected an array of numbers, found {}", v.type_name()),
-            )
-        })?;
-        if arr.len() > max {
-            return Err(ctx.err(
-                &path,
-                line,
-                format!("has {} entries; at most {max} are accepted", arr.len()),
-            ));
-        }
-        let mut out = Vec::with_capacity(arr.len());
-        for (i, e) in arr.iter().enumerate() {
-            let x = number(e).ok_or_else(|| {
-                ctx.err(
-                    &path,
-                    ctx.line(e.span()).max(line),
-                    format!("entry {i} is {}, expected a number", e.type_name()),
-                )
-            })?;
-            if !x.is_finite() {
-                return Err(ctx.err(
-                    &path,
-                    ctx.line(e.span()).max(line),
-                    format!("entry {i} is not finite"),
-                ));
-            }
-            out.push(x);
-        }
-        Ok(Some(out))
-    }
-
-    fn req_array(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        key: &str,
-        max: usize,
-    ) -> Result<Vec<f64>, SchemaError> {
-        let line = self.line;
-        self.opt_array(ctx, key, max)?
-            .ok_or_else(|| ctx.err(&self.key_path(key), line, "required key is missing"))
-    }
-
-    /// Warns about every key not consumed, then drops the table.
-    pub(crate) fn finish(self, ctx: &mut Ctx<'_>) {
-        for (k, item) in self.table.iter() {
-            if !self.used.contains(k) {
-                let l = ctx.line(self.table.key(k).and_then(|key| key.span()));
-                let l = if l == 0 {
-                    ctx.line(item.span()).max(self.line)
-                } else {
-                    l
-                };
-                ctx.warnings.push(SchemaWarning {
-                    file: ctx.file.into(),
-                    key: self.key_path(k),
-                    line: l.max(1),
-                    message: "unknown key (ignored)".into(),
-                });
-            }
-        }
-    }
-
-    /// The dotted path of this table.
-    pub(crate) fn path(&self) -> &str {
-        &self.path
-    }
-    /// The header line.
-    pub(crate) fn line_no(&self) -> usize {
-        self.line
     }
 }
 
-fn number(v: &Value) -> Option<f64> {
-    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
-}
+/// One file being read (name, line index, warnings, the line of every value read).
+pub(crate) type Ctx<'s> = fl_toml::Source<'s, FlightDiagnostics>;
+/// One table being read.
+pub(crate) type Tbl<'a> = fl_toml::Table<'a>;
 
 fn check_axis(
     ctx: &Ctx<'_>,
@@ -402,15 +114,15 @@ pub(crate) fn table2d(
     row_key: &str,
     col_key: &str,
 ) -> Result<Table2DDef, SchemaError> {
-    let line = t.line_no();
+    let line = t.line();
     let path = t.path().to_owned();
-    let rows = t.req_array(ctx, row_key, MAX_AXIS)?;
-    let cols = t.req_array(ctx, col_key, MAX_AXIS)?;
+    let rows = t.req_f64_array(ctx, row_key, MAX_AXIS)?.value;
+    let cols = t.req_f64_array(ctx, col_key, MAX_AXIS)?.value;
     let rline = t.key_line(ctx, row_key);
     let cline = t.key_line(ctx, col_key);
     check_axis(ctx, &format!("{path}.{row_key}"), rline, &rows, 2)?;
     check_axis(ctx, &format!("{path}.{col_key}"), cline, &cols, 1)?;
-    let values = t.req_array(ctx, "values", MAX_AXIS * MAX_AXIS)?;
+    let values = t.req_f64_array(ctx, "values", MAX_AXIS * MAX_AXIS)?.value;
     let vline = t.key_line(ctx, "values");
     if values.len() != rows.len() * cols.len() {
         return Err(ctx.err(
@@ -441,12 +153,12 @@ pub(crate) fn table1d(
     x_key: &str,
     v_key: &str,
 ) -> Result<Table1DDef, SchemaError> {
-    let line = t.line_no();
+    let line = t.line();
     let path = t.path().to_owned();
-    let xs = t.req_array(ctx, x_key, MAX_AXIS)?;
+    let xs = t.req_f64_array(ctx, x_key, MAX_AXIS)?.value;
     let xline = t.key_line(ctx, x_key);
     check_axis(ctx, &format!("{path}.{x_key}"), xline, &xs, 1)?;
-    let values = t.req_array(ctx, v_key, MAX_AXIS)?;
+    let values = t.req_f64_array(ctx, v_key, MAX_AXIS)?.value;
     let vline = t.key_line(ctx, v_key);
     if values.len() != xs.len() {
         return Err(ctx.err(
@@ -477,7 +189,7 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
         });
     }
     let mut ctx = Ctx::new(file, text);
-    let doc = ctx.parse_doc(text)?;
+    let doc = ctx.parse(text)?;
     let mut root = Tbl::root(doc.as_table());
     let c = &mut ctx;
 
@@ -494,32 +206,37 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     let mut t = root.req_table(c, "aircraft")?;
     let aircraft = AircraftMeta {
         name: {
-            let l = t.line_no();
-            t.opt_str(c, "name")?
+            let l = t.line();
+            t.str(c, "name")?
+                .map(|s| s.value)
                 .ok_or_else(|| c.err("aircraft.name", l, "required key is missing"))?
         },
-        role: t.opt_str(c, "type")?.unwrap_or_else(|| "fighter".into()),
+        role: t
+            .str(c, "type")?
+            .map(|s| s.value)
+            .unwrap_or_else(|| "fighter".into()),
         engine_type: t
-            .opt_str(c, "engine_type")?
+            .str(c, "engine_type")?
+            .map(|s| s.value)
             .unwrap_or_else(|| "turbofan".into()),
-        has_fbw: t.opt_bool(c, "has_fbw")?.unwrap_or(false),
-        cruise_alt_m: t.opt_f64(c, "cruise_alt_m")?,
-        mesh: t.opt_str(c, "mesh")?,
-        cockpit: t.opt_str(c, "cockpit")?,
+        has_fbw: t.bool(c, "has_fbw")?.map(|b| b.value).unwrap_or(false),
+        cruise_alt_m: t.f64(c, "cruise_alt_m")?.map(|x| x.value),
+        mesh: t.str(c, "mesh")?.map(|s| s.value),
+        cockpit: t.str(c, "cockpit")?.map(|s| s.value),
     };
     t.finish(c);
 
     // [flight_model]
     let mut t = root.req_table(c, "flight_model")?;
     let mass = MassGeometry {
-        mass_kg: t.f64(c, "mass_kg")?,
-        fuel_kg: t.f64(c, "fuel_kg")?,
-        wing_area_m2: t.f64(c, "wing_area_m2")?,
-        wingspan_m: t.f64(c, "wingspan_m")?,
-        mac_m: t.f64(c, "mac_m")?,
-        ixx_kg_m2: t.f64(c, "ixx_kg_m2")?,
-        iyy_kg_m2: t.f64(c, "iyy_kg_m2")?,
-        izz_kg_m2: t.f64(c, "izz_kg_m2")?,
+        mass_kg: t.req_f64(c, "mass_kg")?.value,
+        fuel_kg: t.req_f64(c, "fuel_kg")?.value,
+        wing_area_m2: t.req_f64(c, "wing_area_m2")?.value,
+        wingspan_m: t.req_f64(c, "wingspan_m")?.value,
+        mac_m: t.req_f64(c, "mac_m")?.value,
+        ixx_kg_m2: t.req_f64(c, "ixx_kg_m2")?.value,
+        iyy_kg_m2: t.req_f64(c, "iyy_kg_m2")?.value,
+        izz_kg_m2: t.req_f64(c, "izz_kg_m2")?.value,
         ixz_kg_m2: t.f64_or(c, "ixz_kg_m2", 0.0)?,
         engine_ang_momentum: t.f64_or(c, "engine_ang_momentum", 0.0)?,
     };
@@ -546,10 +263,10 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     };
     let mut t = aero.req_table(c, "drag_polar")?;
     let drag_polar = DragPolar {
-        cd0: t.f64(c, "cd0")?,
-        k: t.f64(c, "k")?,
-        speedbrake_cd: t.f64(c, "speedbrake_cd")?,
-        gear_cd: t.f64(c, "gear_cd")?,
+        cd0: t.req_f64(c, "cd0")?.value,
+        k: t.req_f64(c, "k")?.value,
+        speedbrake_cd: t.req_f64(c, "speedbrake_cd")?.value,
+        gear_cd: t.req_f64(c, "gear_cd")?.value,
         speedbrake_cl: t.f64_or(c, "speedbrake_cl", 0.0)?,
     };
     t.finish(c);
@@ -559,15 +276,15 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     let cl_p_table = damper(&mut t, c, "cl_p_table")?;
     let cn_r_table = damper(&mut t, c, "cn_r_table")?;
     let moments = Moments {
-        cm_alpha: t.f64(c, "cm_alpha")?,
-        cm_q: t.f64(c, "cm_q")?,
-        cm_de: t.f64(c, "cm_de")?,
-        cl_beta: t.f64(c, "cl_beta")?,
-        cl_p: t.f64(c, "cl_p")?,
-        cl_da: t.f64(c, "cl_da")?,
-        cn_beta: t.f64(c, "cn_beta")?,
-        cn_r: t.f64(c, "cn_r")?,
-        cn_dr: t.f64(c, "cn_dr")?,
+        cm_alpha: t.req_f64(c, "cm_alpha")?.value,
+        cm_q: t.req_f64(c, "cm_q")?.value,
+        cm_de: t.req_f64(c, "cm_de")?.value,
+        cl_beta: t.req_f64(c, "cl_beta")?.value,
+        cl_p: t.req_f64(c, "cl_p")?.value,
+        cl_da: t.req_f64(c, "cl_da")?.value,
+        cn_beta: t.req_f64(c, "cn_beta")?.value,
+        cn_r: t.req_f64(c, "cn_r")?.value,
+        cn_dr: t.req_f64(c, "cn_dr")?.value,
         cm0: t.f64_or(c, "cm0", 0.0)?,
         cn_da: t.f64_or(c, "cn_da", 0.0)?,
         cl_dr: t.f64_or(c, "cl_dr", 0.0)?,
@@ -581,31 +298,34 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
 
     let mut t = aero.req_table(c, "limits")?;
     let limits = Limits {
-        alpha_stall_deg: t.f64(c, "alpha_stall_deg")?,
-        alpha_limit_deg: t.opt_f64(c, "alpha_limit_deg")?.filter(|a| *a > 0.0),
-        max_g_structural: t.f64(c, "max_g_structural")?,
-        min_g_structural: t.f64(c, "min_g_structural")?,
-        max_mach: t.f64(c, "max_mach")?,
-        max_keas: t.opt_f64(c, "max_keas")?.filter(|k| *k > 0.0),
+        alpha_stall_deg: t.req_f64(c, "alpha_stall_deg")?.value,
+        alpha_limit_deg: t
+            .f64(c, "alpha_limit_deg")?
+            .map(|x| x.value)
+            .filter(|a| *a > 0.0),
+        max_g_structural: t.req_f64(c, "max_g_structural")?.value,
+        min_g_structural: t.req_f64(c, "min_g_structural")?.value,
+        max_mach: t.req_f64(c, "max_mach")?.value,
+        max_keas: t.f64(c, "max_keas")?.map(|x| x.value).filter(|k| *k > 0.0),
     };
     t.finish(c);
 
     let mut t = aero.req_table(c, "controls")?;
     let controls = ControlLimits {
-        max_elevator_deg: t.f64(c, "max_elevator_deg")?,
-        max_elevator_neg_deg: t.opt_f64(c, "max_elevator_neg_deg")?,
-        max_aileron_deg: t.f64(c, "max_aileron_deg")?,
-        max_rudder_deg: t.f64(c, "max_rudder_deg")?,
+        max_elevator_deg: t.req_f64(c, "max_elevator_deg")?.value,
+        max_elevator_neg_deg: t.f64(c, "max_elevator_neg_deg")?.map(|x| x.value),
+        max_aileron_deg: t.req_f64(c, "max_aileron_deg")?.value,
+        max_rudder_deg: t.req_f64(c, "max_rudder_deg")?.value,
     };
     t.finish(c);
 
     let tvc = match aero.table(c, "tvc")? {
         Some(mut t) => {
             let v = TvcDef {
-                min_angle_deg: t.f64(c, "min_angle_deg")?,
-                max_angle_deg: t.f64(c, "max_angle_deg")?,
-                slew_rate_deg_s: t.f64(c, "slew_rate_deg_s")?,
-                arm_m: t.opt_f64(c, "arm_m")?,
+                min_angle_deg: t.req_f64(c, "min_angle_deg")?.value,
+                max_angle_deg: t.req_f64(c, "max_angle_deg")?.value,
+                slew_rate_deg_s: t.req_f64(c, "slew_rate_deg_s")?.value,
+                arm_m: t.f64(c, "arm_m")?.map(|x| x.value),
             };
             t.finish(c);
             Some(v)
@@ -626,12 +346,12 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
         Some(s) => Some(table2d(c, s, "mach", "alt_km")?),
         None => None,
     };
-    let fuel_flow_mil_kg_s = t.f64(c, "fuel_flow_mil_kg_s")?;
+    let fuel_flow_mil_kg_s = t.req_f64(c, "fuel_flow_mil_kg_s")?.value;
     let engine = EngineDef {
-        fuel_flow_idle_kg_s: t.f64(c, "fuel_flow_idle_kg_s")?,
+        fuel_flow_idle_kg_s: t.req_f64(c, "fuel_flow_idle_kg_s")?.value,
         fuel_flow_mil_kg_s,
         fuel_flow_ab_kg_s: t.f64_or(c, "fuel_flow_ab_kg_s", fuel_flow_mil_kg_s)?,
-        spool_time_s: t.f64(c, "spool_time_s")?,
+        spool_time_s: t.req_f64(c, "spool_time_s")?.value,
         mil_thrust,
         ab_thrust,
         idle_thrust,
@@ -648,15 +368,15 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
             let spread = scales(&mut t, c, "spread")?;
             let swept = scales(&mut t, c, "swept")?;
             let v = WingSweepDef {
-                ref_sweep_deg: t.f64(c, "ref_sweep_deg")?,
-                min_deg: t.f64(c, "min_deg")?,
-                max_deg: t.f64(c, "max_deg")?,
-                slew_rate_deg_s: t.f64(c, "slew_rate_deg_s")?,
+                ref_sweep_deg: t.req_f64(c, "ref_sweep_deg")?.value,
+                min_deg: t.req_f64(c, "min_deg")?.value,
+                max_deg: t.req_f64(c, "max_deg")?.value,
+                slew_rate_deg_s: t.req_f64(c, "slew_rate_deg_s")?.value,
                 schedule,
                 spread,
                 swept,
             };
-            let l = t.line_no();
+            let l = t.line();
             if !(v.min_deg <= v.ref_sweep_deg && v.ref_sweep_deg <= v.max_deg) {
                 return Err(c.err(
                     "wing_sweep.ref_sweep_deg",
@@ -673,8 +393,8 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     // [prop]
     let prop = match root.table(c, "prop")? {
         Some(mut t) => {
-            let l = t.line_no();
-            let rotation = match t.opt_str(c, "rotation")?.as_deref() {
+            let l = t.line();
+            let rotation = match t.str(c, "rotation")?.map(|s| s.value).as_deref() {
                 Some("cw") | None => PropRotation::Cw,
                 Some("ccw") => PropRotation::Ccw,
                 Some("contra") => PropRotation::Contra,
@@ -702,10 +422,10 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
         Some(mut t) => {
             let d = GearDef::default();
             let v = GearDef {
-                nose_x_m: t.opt_f64(c, "nose_x_m")?,
-                main_x_m: t.opt_f64(c, "main_x_m")?,
-                main_track_m: t.opt_f64(c, "main_track_m")?,
-                cg_height_m: t.opt_f64(c, "cg_height_m")?,
+                nose_x_m: t.f64(c, "nose_x_m")?.map(|x| x.value),
+                main_x_m: t.f64(c, "main_x_m")?.map(|x| x.value),
+                main_track_m: t.f64(c, "main_track_m")?.map(|x| x.value),
+                cg_height_m: t.f64(c, "cg_height_m")?.map(|x| x.value),
                 transit_time_s: t.f64_or(c, "transit_time_s", d.transit_time_s)?,
                 max_steer_deg: t.f64_or(c, "max_steer_deg", d.max_steer_deg)?,
                 max_sink_rate_m_s: t.f64_or(c, "max_sink_rate_m_s", d.max_sink_rate_m_s)?,
@@ -742,14 +462,14 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
     // Parsed-but-inert blocks.
     let mut passive = Passive::default();
     if let Some(mut t) = root.table(c, "refueling")? {
-        passive.refueling_type = t.opt_str(c, "type")?;
-        passive.refueling_max_rate_kg_s = t.opt_f64(c, "max_rate_kg_s")?;
+        passive.refueling_type = t.str(c, "type")?.map(|s| s.value);
+        passive.refueling_max_rate_kg_s = t.f64(c, "max_rate_kg_s")?.map(|x| x.value);
         t.finish(c);
     }
     if let Some(mut t) = root.table(c, "tanker")? {
         passive.tanker = true;
         for k in ["type", "stations", "max_rate_kg_s", "offload_reserve"] {
-            t.known(k);
+            t.tolerate(k);
         }
         t.finish(c);
     }
@@ -761,13 +481,13 @@ pub fn parse_flight_model(file: &Path, text: &str) -> Result<Parsed<FlightModelD
             "cat_min_m_s",
             "hook_length_m",
         ] {
-            t.opt_f64(c, k)?;
+            t.f64(c, k)?.map(|x| x.value);
         }
         t.finish(c);
     }
     root.finish(c);
 
-    let key_lines = std::mem::take(&mut ctx.key_lines);
+    let key_lines = ctx.take_key_lines();
     let value = FlightModelDef {
         file: file.into(),
         aircraft,
