@@ -10,28 +10,11 @@ use crate::error::ContentError;
 use crate::names::{
     BUILTIN_NAMESPACE, NameProblem, check_asset_name, check_display_name, parse_def_id,
 };
-use crate::toml_read::{At, Src, Tbl};
+use crate::toml_read::{At, Src, Tbl, bad_name};
 use std::path::{Path, PathBuf};
 
 /// Pounds to kilograms (exact, by definition of the international pound).
 pub const LB_TO_KG: f64 = 0.453_592_37;
-
-/// Refuses an invalid name at `key`.
-pub(crate) fn bad_name(
-    src: &Src<'_>,
-    key: &str,
-    line: usize,
-    value: &str,
-    problem: NameProblem,
-) -> ContentError {
-    ContentError::BadName {
-        file: src.file.into(),
-        line: line.max(1),
-        key: key.into(),
-        value: value.into(),
-        problem,
-    }
-}
 
 /// Reads the id a definition declares. An id without a prefix is read in the pack's namespace
 /// (with a warning); `builtin:` is refused (except in the builtin layer itself); a foreign namespace warns (it is how a pack overrides

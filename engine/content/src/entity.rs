@@ -6,9 +6,10 @@
 //! tolerance (with warnings) for everything else. Must not: resolve references (assets, weapons,
 //! sensors, flight models — that is `load`, which sees the whole stack) or touch the filesystem.
 
-use crate::defs::{asset_ref, bad_name, declared_id, reference};
+use crate::defs::{asset_ref, declared_id, reference};
 use crate::error::ContentError;
 use crate::names::{MAX_MESH_VARIANT, NameProblem, check_display_name};
+use crate::toml_read::bad_name;
 use crate::toml_read::{At, Src, Tbl};
 use std::path::PathBuf;
 

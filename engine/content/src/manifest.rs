@@ -6,8 +6,8 @@
 //! the stack's business) or read the file itself (callers pass text read through `PackRoot`).
 
 use crate::error::{ContentError, ContentWarning};
-use crate::names::{NameProblem, check_namespace, check_pack_id, check_pack_name};
-use crate::toml_read::{Src, Tbl};
+use crate::names::{check_namespace, check_pack_id, check_pack_name};
+use crate::toml_read::{Src, Tbl, bad_name};
 use std::path::{Path, PathBuf};
 
 /// The engine API major version this engine implements. Only the major is compared.
@@ -53,22 +53,6 @@ pub struct Manifest {
     pub trust: TrustLevel,
     /// Declared signature (not verified).
     pub signature: Option<String>,
-}
-
-fn bad_name(
-    src: &Src<'_>,
-    key: &str,
-    line: usize,
-    value: &str,
-    problem: NameProblem,
-) -> ContentError {
-    ContentError::BadName {
-        file: src.file.into(),
-        line: line.max(1),
-        key: key.into(),
-        value: value.into(),
-        problem,
-    }
 }
 
 /// Parses a manifest's text. Warnings (unknown keys, an unknown `signed-by`, duplicate

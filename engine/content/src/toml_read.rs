@@ -1,9 +1,11 @@
 //! Binds the shared TOML reader (`fl-toml`) to the content system's error and warning types.
 //!
-//! Owns: the mapping of reading problems to [`ContentError`] / [`ContentWarning`]. Must not: know
+//! Owns: the mapping of reading problems (and refused names) to [`ContentError`] /
+//! [`ContentWarning`]. Must not: know
 //! any schema (each definition module names its own keys) or read files.
 
 use crate::error::{ContentError, ContentWarning};
+use crate::names::NameProblem;
 use std::path::Path;
 
 pub(crate) use fl_toml::At;
@@ -39,3 +41,20 @@ impl fl_toml::Diagnostics for ContentDiagnostics {
 pub(crate) type Src<'f> = fl_toml::Source<'f, ContentDiagnostics>;
 /// One table being read; remembers which keys were consumed.
 pub(crate) type Tbl<'a> = fl_toml::Table<'a>;
+
+/// Refuses an invalid name at `key`.
+pub(crate) fn bad_name(
+    src: &Src<'_>,
+    key: &str,
+    line: usize,
+    value: &str,
+    problem: NameProblem,
+) -> ContentError {
+    ContentError::BadName {
+        file: src.file.into(),
+        line: line.max(1),
+        key: key.into(),
+        value: value.into(),
+        problem,
+    }
+}

@@ -185,6 +185,14 @@ pub fn compute(m: &AircraftModel, row: &ExpectRow) -> Result<f64, String> {
             row.altitude_m, mass
         )
     };
+    // A turn metric at the row's Mach, or its best over the speed range when none is pinned.
+    let turn = |f: &dyn Fn(f64) -> f64| match pinned {
+        Some(v) => Ok(f(v)),
+        None => t
+            .best_over_speed(f)
+            .map(|x| x.0)
+            .ok_or_else(|| cannot("turn")),
+    };
     match row.metric.as_str() {
         "max_level_mach" => t
             .max_level_mach(p)
@@ -205,27 +213,9 @@ pub fn compute(m: &AircraftModel, row: &ExpectRow) -> Result<f64, String> {
                 .ok_or_else(|| format!("the wing cannot hold {n} g at Mach {:.3}", v / a))
         }
         "max_lift_g" => Ok(t.max_load(need_mach()?, p, None).0),
-        "sustained_g" => match pinned {
-            Some(v) => Ok(t.sustained_g(v, p)),
-            None => t
-                .best_over_speed(|v| t.sustained_g(v, p))
-                .map(|x| x.0)
-                .ok_or_else(|| cannot("turn")),
-        },
-        "sustained_turn_deg_s" => match pinned {
-            Some(v) => Ok(t.sustained_turn(v, p)),
-            None => t
-                .best_over_speed(|v| t.sustained_turn(v, p))
-                .map(|x| x.0)
-                .ok_or_else(|| cannot("turn")),
-        },
-        "instant_turn_deg_s" => match pinned {
-            Some(v) => Ok(t.instant_turn(v, p)),
-            None => t
-                .best_over_speed(|v| t.instant_turn(v, p))
-                .map(|x| x.0)
-                .ok_or_else(|| cannot("turn")),
-        },
+        "sustained_g" => turn(&|v| t.sustained_g(v, p)),
+        "sustained_turn_deg_s" => turn(&|v| t.sustained_turn(v, p)),
+        "instant_turn_deg_s" => turn(&|v| t.instant_turn(v, p)),
         "roc_mps" => match pinned {
             Some(v) => t.climb_rate(v, p).ok_or_else(|| cannot("hold the climb")),
             None => t.best_climb(p).map(|x| x.0).ok_or_else(|| cannot("climb")),

@@ -53,17 +53,7 @@ impl Server {
     pub(super) fn on_connected(&mut self, peer: PeerId, addr: SocketAddr, _now: u64) {
         if let Err(refusal) = self.admission.on_connect(addr.ip(), self.service_ticks) {
             tracing::info!(peer, %addr, code = ?refusal.code, "connection refused");
-            let msg = ConnectRefusal {
-                code: refusal.code,
-                reason: FixedStr::new(&refusal.reason),
-            };
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Reliable,
-                msg.into(),
-                &Extensions::new(),
-            );
+            self.send_refusal(peer, &refusal);
             self.transport.disconnect(peer, &refusal.reason);
             return;
         }
@@ -96,6 +86,11 @@ impl Server {
     }
 
     pub(super) fn refuse(&mut self, peer: PeerId, refusal: Refusal) {
+        self.send_refusal(peer, &refusal);
+        self.kick(peer, &refusal.reason);
+    }
+
+    fn send_refusal(&mut self, peer: PeerId, refusal: &Refusal) {
         let msg = ConnectRefusal {
             code: refusal.code,
             reason: FixedStr::new(&refusal.reason),
@@ -107,7 +102,6 @@ impl Server {
             msg.into(),
             &Extensions::new(),
         );
-        self.kick(peer, &refusal.reason);
     }
 
     pub(super) fn on_connect_request(
