@@ -5,9 +5,7 @@
 
 use fl_content::builtin::{self, DEBUG_ENTITY, JET_TRAINER, JET_TRAINER_FLIGHT_MODEL};
 use fl_content::{AssetKind, Category, Content, ResolvedAsset, TypeSource};
-use fl_flight::env::{FlatFloor, WindField};
-use fl_flight::gravity::Planet;
-use fl_flight::integrator::{FlightOutputs, StepEnv, outputs, step};
+use fl_flight::integrator::{CalmWorld, FlightOutputs, outputs, step};
 use fl_flight::math::Vec3;
 use fl_flight::model::AircraftModel;
 use fl_flight::perf::{Condition, Power, Trimmer};
@@ -26,32 +24,6 @@ fn trainer() -> Arc<AircraftModel> {
         .flight_model(JET_TRAINER_FLIGHT_MODEL)
         .cloned()
         .unwrap_or_else(|| panic!("the builtin flight model is not loaded"))
-}
-
-struct World {
-    planet: Planet,
-    wind: WindField,
-    floor: FlatFloor,
-}
-
-impl World {
-    fn new() -> Self {
-        Self {
-            planet: Planet::earth(),
-            wind: WindField::calm(),
-            floor: FlatFloor::default(),
-        }
-    }
-    fn env(&self, tick: u64) -> StepEnv<'_> {
-        StepEnv {
-            planet: &self.planet,
-            wind: &self.wind,
-            floor: &self.floor,
-            tick,
-            entity: 0,
-            aero: true,
-        }
-    }
 }
 
 /// Bank angle, degrees (the tests only use its magnitude).
@@ -225,7 +197,7 @@ fn sensible_stall_and_maximum_speeds() {
 
 #[test]
 fn trims_level_and_holds_it_hands_off_for_sixty_seconds() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = trainer();
     for (alt, tas) in [
         (500.0, 90.0),
@@ -282,7 +254,7 @@ fn trims_level_and_holds_it_hands_off_for_sixty_seconds() {
 
 #[test]
 fn disturbances_die_out_hands_off() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = trainer();
     for (alt, tas) in [(3000.0, 150.0), (6000.0, 200.0)] {
         for (label, pulse) in [
@@ -384,7 +356,7 @@ fn disturbances_die_out_hands_off() {
 
 #[test]
 fn a_full_aft_stick_stall_recovers_when_the_stick_is_released() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = trainer();
     let t = trim_level(&m, &w.planet, 3000.0, 100.0, 0.5 * m.max_fuel_kg, 0.0)
         .unwrap_or_else(|| panic!("trim"));
@@ -433,7 +405,7 @@ fn a_full_aft_stick_stall_recovers_when_the_stick_is_released() {
 
 #[test]
 fn takes_off_from_a_runway_under_full_power() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = trainer();
     let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
     let start = s.position;

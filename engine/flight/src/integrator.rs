@@ -59,6 +59,42 @@ impl std::fmt::Debug for StepEnv<'_> {
     }
 }
 
+/// Calm air over flat sea-level ground on Earth, owning what a [`StepEnv`] borrows: for tools,
+/// tests and benchmarks that fly one aircraft outside a server.
+#[derive(Debug, Clone)]
+pub struct CalmWorld {
+    /// The planet.
+    pub planet: Planet,
+    /// Calm wind, no turbulence.
+    pub wind: WindField,
+    /// Flat ground at sea level.
+    pub floor: crate::env::FlatFloor,
+}
+
+impl Default for CalmWorld {
+    fn default() -> Self {
+        Self {
+            planet: Planet::earth(),
+            wind: WindField::calm(),
+            floor: crate::env::FlatFloor::default(),
+        }
+    }
+}
+
+impl CalmWorld {
+    /// The step environment at `tick` for entity 0, aerodynamics on.
+    pub fn env(&self, tick: u64) -> StepEnv<'_> {
+        StepEnv {
+            planet: &self.planet,
+            wind: &self.wind,
+            floor: &self.floor,
+            tick,
+            entity: 0,
+            aero: true,
+        }
+    }
+}
+
 /// What happened during a step (the persistent facts also live in the state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StepEvents {

@@ -24,6 +24,6 @@ pub mod state;
 pub mod table;
 pub mod validate;
 
-pub use integrator::{DT, FlightOutputs, StepEnv, StepEvents, outputs, step};
+pub use integrator::{CalmWorld, DT, FlightOutputs, StepEnv, StepEvents, outputs, step};
 pub use model::AircraftModel;
 pub use state::{AircraftState, Controls, CrashKind};

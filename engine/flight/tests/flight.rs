@@ -3,47 +3,20 @@
 
 mod common;
 
-use fl_flight::env::{FlatFloor, NoFloor, WindField};
-use fl_flight::gravity::Planet;
-use fl_flight::integrator::{StepEnv, outputs, step};
+use fl_flight::env::{NoFloor, WindField};
+use fl_flight::integrator::{CalmWorld, StepEnv, outputs, step};
 use fl_flight::math::Vec3;
 use fl_flight::model::AircraftModel;
 use fl_flight::spawn::{parked, trim_level};
 use fl_flight::state::{AircraftState, Controls, CrashKind};
 
-struct World {
-    planet: Planet,
-    wind: WindField,
-    floor: FlatFloor,
-}
-
-impl World {
-    fn new() -> Self {
-        Self {
-            planet: Planet::earth(),
-            wind: WindField::calm(),
-            floor: FlatFloor::default(),
-        }
-    }
-    fn env(&self, tick: u64) -> StepEnv<'_> {
-        StepEnv {
-            planet: &self.planet,
-            wind: &self.wind,
-            floor: &self.floor,
-            tick,
-            entity: 0,
-            aero: true,
-        }
-    }
-}
-
-fn fly(m: &AircraftModel, w: &World, s: &mut AircraftState, c: &Controls, ticks: u64) {
+fn fly(m: &AircraftModel, w: &CalmWorld, s: &mut AircraftState, c: &Controls, ticks: u64) {
     for t in 0..ticks {
         step(m, s, c, &w.env(t));
     }
 }
 
-fn trimmed(m: &AircraftModel, w: &World, alt: f64, tas: f64) -> (AircraftState, Controls) {
+fn trimmed(m: &AircraftModel, w: &CalmWorld, alt: f64, tas: f64) -> (AircraftState, Controls) {
     let fuel = 0.5 * m.max_fuel_kg;
     let t = trim_level(m, &w.planet, alt, tas, fuel, 0.0).expect("trim");
     (t.state, t.controls)
@@ -64,7 +37,7 @@ fn all_models() -> Vec<(String, AircraftModel)> {
 
 #[test]
 fn trimmed_state_is_steady_without_control() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &c, 60);
@@ -89,7 +62,7 @@ fn trimmed_state_is_steady_without_control() {
 
 #[test]
 fn positive_pitch_pulls_the_nose_up() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         let a0 = outputs(&m, &s, &w.env(0)).alpha_deg;
@@ -111,7 +84,7 @@ fn positive_pitch_pulls_the_nose_up() {
 
 #[test]
 fn positive_roll_rolls_right() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &Controls { roll: 0.5, ..c }, 30);
@@ -124,7 +97,7 @@ fn positive_roll_rolls_right() {
 
 #[test]
 fn positive_rudder_yaws_the_nose_right() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &Controls { yaw: 0.5, ..c }, 20);
@@ -145,7 +118,7 @@ fn positive_rudder_yaws_the_nose_right() {
 
 #[test]
 fn positive_cn_beta_is_weathercock_stable() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         assert!(m.cn_beta > 0.0);
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
@@ -176,7 +149,7 @@ fn positive_cn_beta_is_weathercock_stable() {
 /// throttle, wings levelled by roll.
 fn autopilot(
     m: &AircraftModel,
-    w: &World,
+    w: &CalmWorld,
     s: &AircraftState,
     trim: &Controls,
     alt_ref: f64,
@@ -200,7 +173,7 @@ fn autopilot(
 
 #[test]
 fn trimmed_level_flight_held_within_one_metre_for_sixty_seconds() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let (mut s, trim) = trimmed(&m, &w, 6000.0, 220.0);
         let mut worst: f64 = 0.0;
@@ -216,7 +189,7 @@ fn trimmed_level_flight_held_within_one_metre_for_sixty_seconds() {
 
 #[test]
 fn stable_across_the_envelope_including_post_stall() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let mut rng = 0x1234_5678_9abc_def0u64;
     let mut next = move || {
         rng ^= rng << 13;
@@ -274,7 +247,7 @@ fn stable_across_the_envelope_including_post_stall() {
 
 #[test]
 fn parked_at_idle_stays_put_then_takes_off_under_full_power() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
         let start = s.position;
@@ -343,7 +316,7 @@ fn fbw_holds_the_structural_g_limit() {
     let Some(pack) = common::pack() else { return };
     let m = common::load(&common::pack_model_path(&pack, "f16a"));
     assert!(m.has_fbw);
-    let w = World::new();
+    let w = CalmWorld::default();
     let (mut s, c) = trimmed(&m, &w, 3000.0, 260.0);
     let mut peak: f64 = 0.0;
     for t in 0..240 {
@@ -395,7 +368,7 @@ fn fbw_holds_the_structural_g_limit() {
 
 #[test]
 fn a_dive_into_the_ground_is_a_crash_not_a_tunnel() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = common::test_jet();
     let mut s = AircraftState::flying(Vec3::new(0.0, 300.0, 0.0), 0.0, 0.0, m.max_fuel_kg);
     s.velocity = Vec3::new(0.0, -600.0, -50.0);
@@ -419,7 +392,7 @@ fn a_dive_into_the_ground_is_a_crash_not_a_tunnel() {
 
 #[test]
 fn wheels_up_touchdown_is_a_belly_landing() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = common::test_jet();
     let cg_h = m.gear.wheels[0].point[2] - m.gear.static_deflection_m;
     let (_, c) = trimmed(&m, &w, 500.0, 110.0);
@@ -450,7 +423,7 @@ fn wheels_up_touchdown_is_a_belly_landing() {
 
 #[test]
 fn a_hard_touchdown_collapses_the_gear() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = common::test_jet();
     let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
     s.position.y += 2.0;
@@ -478,7 +451,7 @@ fn a_hard_touchdown_collapses_the_gear() {
 
 #[test]
 fn engine_spools_lights_the_burner_and_burns_fuel() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = common::test_jet();
     let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
     s.spool = 0.0;
@@ -531,7 +504,7 @@ fn engine_spools_lights_the_burner_and_burns_fuel() {
 
 #[test]
 fn gear_and_speedbrake_slew_at_their_rates() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = common::test_jet();
     let (mut s, c) = trimmed(&m, &w, 5000.0, 150.0);
     let down = Controls {
@@ -557,7 +530,7 @@ fn gear_and_speedbrake_slew_at_their_rates() {
 
 #[test]
 fn airspeeds_agree_at_sea_level_and_separate_at_altitude() {
-    let w = World::new();
+    let w = CalmWorld::default();
     let m = common::test_jet();
     let (s, _) = trimmed(&m, &w, 0.0, 150.0);
     let o = outputs(&m, &s, &w.env(0));
@@ -584,7 +557,7 @@ fn airspeeds_agree_at_sea_level_and_separate_at_altitude() {
 #[test]
 fn wind_and_turbulence_move_the_air_not_the_rules() {
     let m = common::test_jet();
-    let mut w = World::new();
+    let mut w = CalmWorld::default();
     let (s, _) = trimmed(&m, &w, 3000.0, 200.0);
     let calm = outputs(&m, &s, &w.env(0));
     // A 20 m/s headwind (air moving towards +Z while the jet flies towards −Z) adds to airspeed.
@@ -640,7 +613,7 @@ fn wind_and_turbulence_move_the_air_not_the_rules() {
 
 #[test]
 fn taxis_steers_with_the_nosewheel_and_brakes_to_a_stop() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
         let roll = Controls {
@@ -698,7 +671,7 @@ fn taxis_steers_with_the_nosewheel_and_brakes_to_a_stop() {
 
 #[test]
 fn lands_from_an_approach_and_stops_on_the_runway() {
-    let w = World::new();
+    let w = CalmWorld::default();
     for (name, m) in all_models() {
         let fuel = 0.3 * m.max_fuel_kg;
         let mass = m.mass(fuel, 0.0);
