@@ -1,6 +1,6 @@
 //! bot-swarm — a bounded load generator for fl-server: N bots speaking the real protocol fly
 //! scripted inputs for T seconds, over LinkSim in-process (deterministic traffic, virtual time)
-//! or QUIC on loopback, and the run is summarised as JSON (per-client downstream, snapshot
+//! or QUIC on 127.0.0.1 (wall-clock time, the server on its runtime thread), and the run is summarised as JSON (per-client downstream, snapshot
 //! cadence, loss, and the server's tick statistics).
 //!
 //! Loopback or in-memory only; counts and durations are capped.
@@ -16,12 +16,19 @@ use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
+/// Simulated (or paced) warm-up before statistics start: joins and first baselines.
+const WARMUP_TICKS: u64 = 120;
+/// One 60 Hz tick.
+const TICK: Duration = Duration::from_nanos(16_666_667);
+
 /// Most bots one run may start.
 pub const MAX_CLIENTS: usize = 1024;
 /// Longest run.
 pub const MAX_SECONDS: f64 = 600.0;
 /// Most AI aircraft.
 pub const MAX_AI: usize = 5000;
+/// Most bots over QUIC: each QUIC client owns a connection, an endpoint and a runtime thread.
+pub const MAX_QUIC_CLIENTS: usize = 128;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,6 +67,8 @@ pub enum SwarmError {
     Types(String),
     #[error("network setup: {0}")]
     Net(String),
+    #[error("starting the server thread: {0}")]
+    Thread(std::io::Error),
 }
 
 impl SwarmOptions {
@@ -183,6 +192,16 @@ pub fn client_summary(stats: &[BotStats], seconds: f64, ticks: u64) -> Value {
     })
 }
 
+/// Starts the measured window: keeps only whether each bot was admitted.
+fn reset_stats<T: fl_net::ClientTransport>(bots: &mut [Bot<T>]) {
+    for b in bots {
+        b.stats = BotStats {
+            admitted: b.stats.admitted,
+            ..BotStats::default()
+        };
+    }
+}
+
 /// Runs the swarm over LinkSim in this process: the server and every bot step tick by tick in
 /// virtual time (traffic is deterministic; tick timings are this machine's wall time).
 pub fn run_linksim(opts: &SwarmOptions) -> Result<Value, SwarmError> {
@@ -223,23 +242,16 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Value, SwarmError> {
             .map_err(|e| SwarmError::Net(e.to_string()))?;
         bots.push(Bot::new(i as u32, t));
     }
-    let tick = Duration::from_nanos(16_666_667);
     let ticks = (opts.seconds * 60.0).round() as u64;
-    let warmup = 120u64;
     let mut timings: Vec<TickTimings> = Vec::with_capacity(ticks as usize);
     let wall = Instant::now();
-    for t in 0..warmup + ticks {
-        net.advance(tick);
+    for t in 0..WARMUP_TICKS + ticks {
+        net.advance(TICK);
         let timing = server.tick();
-        if t == warmup {
-            for b in &mut bots {
-                b.stats = BotStats {
-                    admitted: b.stats.admitted,
-                    ..BotStats::default()
-                };
-            }
+        if t == WARMUP_TICKS {
+            reset_stats(&mut bots);
         }
-        if t >= warmup {
+        if t >= WARMUP_TICKS {
             timings.push(timing);
         }
         for b in &mut bots {
@@ -272,4 +284,99 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Value, SwarmError> {
         },
         "clients_summary": client_summary(&stats, opts.seconds, ticks),
     }))
+}
+
+/// Runs the swarm over real QUIC on 127.0.0.1: the server runs on its own wall-clock thread
+/// (the `fl-server` runtime), each bot is a QUIC client pinned to the server's fingerprint, and
+/// the bots step at 60 Hz of wall time. Tick statistics are the runtime's (its last 600 ticks).
+/// The server identity lives in a temporary directory removed afterwards.
+pub fn run_quic(opts: &SwarmOptions) -> Result<Value, SwarmError> {
+    use fl_net::quic::{QuicClient, QuicServer, ServerConfig as QuicConfig, TrustPolicy};
+    opts.check()?;
+    if opts.clients > MAX_QUIC_CLIENTS {
+        return Err(SwarmError::Limits(format!(
+            "over QUIC, clients must be 1..={MAX_QUIC_CLIENTS}"
+        )));
+    }
+    if opts.link != LinkConfig::default() {
+        return Err(SwarmError::Limits(
+            "latency and loss are simulated by LinkSim only; QUIC runs over the real loopback"
+                .into(),
+        ));
+    }
+    let data_dir = std::env::temp_dir().join(format!("bot-swarm-{}", std::process::id()));
+    std::fs::create_dir_all(&data_dir).map_err(|e| SwarmError::Net(e.to_string()))?;
+    let result = (|| {
+        let quic = QuicServer::bind(
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+            &data_dir,
+            QuicConfig {
+                max_connections: opts.clients + 8,
+                ..QuicConfig::default()
+            },
+        )
+        .map_err(|e| SwarmError::Net(e.to_string()))?;
+        let addr = fl_net::ServerTransport::local_addr(&quic);
+        let fingerprint = quic.fingerprint();
+        let types = TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()))?;
+        let mut server = Server::new(opts.server_config(), Box::new(quic), types);
+        let ai = spawn_ai(&mut server, opts.ai);
+        let handle =
+            fl_server::runtime::spawn(server, fl_server::runtime::RuntimeConfig::default(), None)
+                .map_err(SwarmError::Thread)?;
+        let mut bots = Vec::with_capacity(opts.clients);
+        for i in 0..opts.clients {
+            let t = QuicClient::connect(addr, "localhost", TrustPolicy::Pinned(fingerprint))
+                .map_err(|e| SwarmError::Net(e.to_string()))?;
+            bots.push(Bot::new(i as u32, t));
+        }
+        let ticks = (opts.seconds * 60.0).round() as u64;
+        let wall = Instant::now();
+        let mut next = Instant::now();
+        for t in 0..WARMUP_TICKS + ticks {
+            if t == WARMUP_TICKS {
+                reset_stats(&mut bots);
+            }
+            for b in &mut bots {
+                b.step();
+            }
+            next += TICK;
+            let now = Instant::now();
+            if next > now {
+                std::thread::sleep(next - now);
+            } else if now - next > TICK * 5 {
+                // Far behind (an overloaded machine): do not burst to catch up.
+                next = now;
+            }
+        }
+        let m = handle.metrics();
+        let stats: Vec<BotStats> = bots.iter().map(|b| b.stats.clone()).collect();
+        drop(bots);
+        handle.stop();
+        let p = |x: &fl_server::runtime::Percentiles| json!({"p50_ms": x.p50, "p95_ms": x.p95, "p99_ms": x.p99, "max_ms": x.max});
+        Ok(json!({
+            "mode": "quic",
+            "server": addr.to_string(),
+            "clients": opts.clients,
+            "ai": ai,
+            "seconds": opts.seconds,
+            "workers": opts.workers,
+            "budget_bytes": opts.budget_bytes,
+            "compress": opts.compress,
+            "entities": m.entities,
+            "wall_seconds": wall.elapsed().as_secs_f64(),
+            "server_tick": {
+                "total": p(&m.total),
+                "network": p(&m.network),
+                "world": p(&m.world),
+                "snapshots": p(&m.snapshots),
+                "load_factor": m.load_factor,
+                "tick_hz": m.tick_hz,
+                "dropped_ticks": m.dropped_ticks,
+            },
+            "clients_summary": client_summary(&stats, opts.seconds, ticks),
+        }))
+    })();
+    let _ = std::fs::remove_dir_all(&data_dir);
+    result
 }

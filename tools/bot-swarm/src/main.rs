@@ -1,15 +1,28 @@
 //! `bot-swarm`: run N bots against an in-process fl-server and print a JSON summary.
 
 use anyhow::Result;
-use bot_swarm::{SwarmOptions, run_linksim};
-use clap::Parser;
+use bot_swarm::{SwarmOptions, run_linksim, run_quic};
+use clap::{Parser, ValueEnum};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use std::time::Duration;
 
-/// Load-test fl-server with bot clients (in-process, LinkSim; loopback only by construction).
+/// How the bots reach the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Transport {
+    /// In-process LinkSim in virtual time: deterministic traffic, simulated latency and loss.
+    Linksim,
+    /// Real QUIC on 127.0.0.1, the server on its wall-clock thread (at most 128 clients).
+    Quic,
+}
+
+/// Load-test fl-server with bot clients (in-process LinkSim or QUIC on 127.0.0.1; loopback
+/// only by construction).
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {
+    /// Transport between the bots and the server.
+    #[arg(long, value_enum, default_value_t = Transport::Linksim)]
+    transport: Transport,
     /// Bot clients (1..=1024).
     #[arg(long, default_value_t = 16)]
     clients: usize,
@@ -28,10 +41,10 @@ struct Args {
     /// Send snapshots raw.
     #[arg(long)]
     no_compress: bool,
-    /// One-way latency of every bot's link, ms.
+    /// One-way latency of every bot's link, ms (LinkSim only).
     #[arg(long, default_value_t = 0.0)]
     latency_ms: f64,
-    /// Loss on every bot's link (0..1).
+    /// Loss on every bot's link (0..1) (LinkSim only).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
     /// Random seed of the simulated network.
@@ -65,7 +78,18 @@ fn run(a: Args) -> Result<()> {
         link: LinkConfig::symmetric(dir),
         seed: a.seed,
     };
-    let report = run_linksim(&opts)?;
+    let report = match a.transport {
+        Transport::Linksim => run_linksim(&opts)?,
+        Transport::Quic => {
+            if a.latency_ms != 0.0 || a.loss != 0.0 {
+                anyhow::bail!("--latency-ms and --loss are simulated by LinkSim only");
+            }
+            run_quic(&SwarmOptions {
+                link: LinkConfig::default(),
+                ..opts
+            })?
+        }
+    };
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
 }
