@@ -1,7 +1,7 @@
 //! The same behaviours flown by the fixture pack's aircraft (F-5E, F-16A with its FBW, T-38A,
 //! MiG-21bis), whose handling differs widely: the controllers must stay inside each airframe's
-//! structural and alpha limits and still do their job. Skips (loudly) without the pack unless
-//! `FL_REQUIRE_FIXTURES=1`.
+//! structural and alpha limits and still do their job. Without the pack each test records an
+//! `FL-SKIP` (see `fl-fixtures`) and returns; under `FL_REQUIRE_FIXTURES=1` it fails instead.
 
 mod common;
 
@@ -9,7 +9,7 @@ use common::*;
 use fl_ai::*;
 use fl_flight::math::Vec3;
 
-const AIRCRAFT: [&str; 4] = ["f5e", "f16a", "t38a", "mig21bis"];
+const AIRCRAFT: [&str; 4] = fl_fixtures::PACK_AIRCRAFT;
 
 #[test]
 fn pack_aircraft_loiter_in_the_band() {

@@ -1,9 +1,6 @@
 //! The registry's records fit `MsgEntityTypeDef` exactly: ordinals agree with fl-protocol's enums
 //! (fl-content does not depend on the wire crate; this test is the bridge) and no string is cut.
 
-#[path = "../../flight/tests/common/mod.rs"]
-mod common;
-
 use fl_content::{Category, Content, LoadOptions, ProjectileKind, TypeRecord};
 use fl_protocol::enums::{ObjectCategory, ProjectileKind as WireProjectileKind};
 use fl_protocol::field::FixedStr;
@@ -52,7 +49,9 @@ fn every_record_fits_the_wire_without_truncation() {
     for r in builtin.type_records() {
         fits(&r);
     }
-    let Some(pack) = common::pack() else { return };
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
     let c = Content::load(&LoadOptions {
         pack_dirs: vec![pack],
         ..Default::default()

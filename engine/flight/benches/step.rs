@@ -1,8 +1,9 @@
 //! Step cost: one F-16A-class aircraft (our test jet when the pack is absent), and 1,000 aircraft
 //! stepped in one loop.
 //!
-//! Run: `cargo bench -p fl-flight --bench step` (set `FL_SHARED_DIR` if the fixture pack is not at
-//! `<workspace>/../shared`).
+//! Run: `cargo bench -p fl-flight --bench step`. The pack is found by `fl-fixtures` (set
+//! `FL_SHARED_DIR` if it is not at `<workspace>/../shared`); without it the bench says so
+//! (`FL-SKIP`) and measures the test jet.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use fl_flight::env::{FlatFloor, WindField};
@@ -14,21 +15,15 @@ use fl_flight::schema::read_flight_model;
 use fl_flight::spawn::trim_level;
 use fl_flight::state::Controls;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn model() -> (String, AircraftModel) {
-    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let shared = std::env::var_os("FL_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| ws.join("../shared"));
-    let f16 = shared.join("fixtures/fl-base-pack/aircraft/f16a/f16a.toml");
-    let (name, path) = if f16.is_file() {
-        ("f16a", f16)
-    } else {
-        (
+    let (name, path) = match fl_fixtures::fixture_pack_or("benchmarking test_jet instead") {
+        Some(pack) => ("f16a", fl_fixtures::pack_model_path(&pack, "f16a")),
+        None => (
             "test_jet",
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test_jet.toml"),
-        )
+        ),
     };
     let parsed = match read_flight_model(&path) {
         Ok(p) => p,

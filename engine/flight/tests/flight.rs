@@ -22,23 +22,10 @@ fn trimmed(m: &AircraftModel, w: &CalmWorld, alt: f64, tas: f64) -> (AircraftSta
     (t.state, t.controls)
 }
 
-fn all_models() -> Vec<(String, AircraftModel)> {
-    let mut v = vec![("test_jet".to_string(), common::test_jet())];
-    if let Some(pack) = common::pack() {
-        for a in common::PACK_AIRCRAFT {
-            v.push((
-                a.to_string(),
-                common::load(&common::pack_model_path(&pack, a)),
-            ));
-        }
-    }
-    v
-}
-
 #[test]
 fn trimmed_state_is_steady_without_control() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &c, 60);
         let o = outputs(&m, &s, &w.env(60));
@@ -63,7 +50,7 @@ fn trimmed_state_is_steady_without_control() {
 #[test]
 fn positive_pitch_pulls_the_nose_up() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         let a0 = outputs(&m, &s, &w.env(0)).alpha_deg;
         let pull = Controls {
@@ -85,7 +72,7 @@ fn positive_pitch_pulls_the_nose_up() {
 #[test]
 fn positive_roll_rolls_right() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &Controls { roll: 0.5, ..c }, 30);
         assert!(s.body_rates.x > 0.1, "{name}: p = {}", s.body_rates.x);
@@ -98,7 +85,7 @@ fn positive_roll_rolls_right() {
 #[test]
 fn positive_rudder_yaws_the_nose_right() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         fly(&m, &w, &mut s, &Controls { yaw: 0.5, ..c }, 20);
         assert!(s.body_rates.z > 0.005, "{name}: r = {}", s.body_rates.z);
@@ -119,7 +106,7 @@ fn positive_rudder_yaws_the_nose_right() {
 #[test]
 fn positive_cn_beta_is_weathercock_stable() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         assert!(m.cn_beta > 0.0);
         let (mut s, c) = trimmed(&m, &w, 5000.0, 200.0);
         // Yaw the airframe 3 degrees left of its velocity: the wind now comes from the right (beta > 0).
@@ -174,7 +161,7 @@ fn autopilot(
 #[test]
 fn trimmed_level_flight_held_within_one_metre_for_sixty_seconds() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let (mut s, trim) = trimmed(&m, &w, 6000.0, 220.0);
         let mut worst: f64 = 0.0;
         for t in 0..3600 {
@@ -197,7 +184,7 @@ fn stable_across_the_envelope_including_post_stall() {
         rng ^= rng << 17;
         (rng >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         for &(alt, mach) in &[
             (0.0, 0.3),
             (0.0, 0.95),
@@ -248,7 +235,7 @@ fn stable_across_the_envelope_including_post_stall() {
 #[test]
 fn parked_at_idle_stays_put_then_takes_off_under_full_power() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
         let start = s.position;
         let idle = Controls {
@@ -614,7 +601,7 @@ fn wind_and_turbulence_move_the_air_not_the_rules() {
 #[test]
 fn taxis_steers_with_the_nosewheel_and_brakes_to_a_stop() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let mut s = parked(&m, &w.planet, &w.floor, 0.0, 0.0, 0.0, m.max_fuel_kg);
         let roll = Controls {
             throttle: 0.6,
@@ -672,7 +659,7 @@ fn taxis_steers_with_the_nosewheel_and_brakes_to_a_stop() {
 #[test]
 fn lands_from_an_approach_and_stops_on_the_runway() {
     let w = CalmWorld::default();
-    for (name, m) in all_models() {
+    for (name, m) in common::all_models() {
         let fuel = 0.3 * m.max_fuel_kg;
         let mass = m.mass(fuel, 0.0);
         let vs = fl_flight::perf::Trimmer::new(

@@ -11,10 +11,9 @@
 //! 3. the transcription must equal each type's `Fixed::NAME`, `SIZE` and `LAYOUT` (the real
 //!    test). Messages without a `Fixed` header (`MsgMotd`, chat) are probed through their bytes.
 //!
-//! The spec dir is `$FL_SHARED_DIR`, else `<workspace>/../shared`, else `/work/shared`. When
-//! none has the file the test prints "spec file not found; checked the transcription only".
-
-use std::path::PathBuf;
+//! The spec file is found by the workspace's one locator, `fl-fixtures` (`$FL_SHARED_DIR`, else
+//! `<workspace>/../shared`, else `/work/shared`). Without it comparison 2 is recorded as an
+//! `FL-SKIP` ("checked the transcription only"), or fails under `FL_REQUIRE_FIXTURES=1`.
 
 use fl_protocol::ids::{Direction, Lane, MsgId};
 use fl_protocol::layout::{Fixed, LayoutEntry};
@@ -837,16 +836,13 @@ fn every_transcribed_table_tiles_its_size() {
 // 2. The transcription equals the spec file.
 // ---------------------------------------------------------------------------------------------
 
+/// The spec file's text through the workspace's one locator (`fl-fixtures`): without it the
+/// test records an `FL-SKIP` saying it checked the transcription only (a failure under
+/// `FL_REQUIRE_FIXTURES=1`).
 fn spec_text() -> Option<String> {
-    let mut dirs = Vec::new();
-    if let Some(dir) = std::env::var_os("FL_SHARED_DIR") {
-        dirs.push(PathBuf::from(dir));
-    }
-    // engine/protocol → the workspace root → its sibling `shared`.
-    dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    dirs.push(PathBuf::from("/work/shared"));
-    dirs.iter()
-        .find_map(|d| std::fs::read_to_string(d.join("spec/network-protocol.txt")).ok())
+    let path =
+        fl_fixtures::reference_or(fl_fixtures::PROTOCOL_SPEC, "checked the transcription only")?;
+    Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 /// A table parsed from the spec file.
@@ -975,10 +971,7 @@ fn parse_msg_id_table(text: &str) -> Vec<(String, u8, String, String)> {
 
 #[test]
 fn transcription_equals_the_spec_file() {
-    let Some(text) = spec_text() else {
-        println!("spec file not found; checked the transcription only");
-        return;
-    };
+    let Some(text) = spec_text() else { return };
     let parsed = parse_spec_tables(&text);
     let mut problems = Vec::new();
     let parsed_names: Vec<&str> = parsed.iter().map(|p| p.name.as_str()).collect();
@@ -1031,10 +1024,7 @@ fn msg_id_table_equals_the_spec_file_and_the_code() {
         assert_eq!(info.lane, lane, "{name}");
     }
     // Transcription against the file.
-    let Some(text) = spec_text() else {
-        println!("spec file not found; checked the transcription only");
-        return;
-    };
+    let Some(text) = spec_text() else { return };
     let rows = parse_msg_id_table(&text);
     assert_eq!(rows.len(), MSG_IDS.len(), "rows of the spec's MsgId table");
     for ((name, value, dir, chan), &(t_name, t_value, t_dir, t_lane)) in rows.iter().zip(MSG_IDS) {

@@ -1,9 +1,7 @@
 //! End-to-end tests of `fm-trim` and `validate-flight-model`: the library paths and the real
 //! binaries (exit codes, table, JSON).
 
-#[path = "../../../engine/flight/tests/common/mod.rs"]
-mod common;
-
+use fl_fixtures::{PACK_AIRCRAFT, pack_model_path};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,12 +13,13 @@ fn expect_path(pack: &Path, a: &str) -> PathBuf {
 
 #[test]
 fn every_row_of_every_pack_expectation_passes() {
-    let Some(pack) = common::pack() else { return };
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
     let mut total = 0;
-    for a in common::PACK_AIRCRAFT {
-        let r =
-            flight_tools::run_expect(&common::pack_model_path(&pack, a), &expect_path(&pack, a))
-                .expect("runs");
+    for a in PACK_AIRCRAFT {
+        let r = flight_tools::run_expect(&pack_model_path(&pack, a), &expect_path(&pack, a))
+            .expect("runs");
         let table = flight_tools::render_table(&r);
         println!("{table}");
         assert_eq!(r.failed(), 0, "{a}:\n{table}");
@@ -45,11 +44,17 @@ fn jet() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engine/flight/tests/data/test_jet.toml")
 }
 
+/// fl-flight's test jet, compiled.
+fn test_jet() -> fl_flight::model::AircraftModel {
+    let parsed = fl_flight::schema::read_flight_model(&jet()).unwrap_or_else(|e| panic!("{e}"));
+    fl_flight::model::AircraftModel::from_def(&parsed.value).unwrap_or_else(|e| panic!("{e}"))
+}
+
 #[test]
 fn fm_trim_binary_passes_fails_and_speaks_json() {
     let exe = env!("CARGO_BIN_EXE_fm-trim");
     // A row the test jet meets (computed independently below) and one it cannot.
-    let m = common::test_jet();
+    let m = test_jet();
     let got = {
         let row = fl_flight::perf::expect::ExpectRow {
             line: 1,
@@ -172,7 +177,7 @@ fn fm_trim_binary_passes_fails_and_speaks_json() {
 
 #[test]
 fn ps_tolerance_is_absolute_and_others_fractional() {
-    let m = common::test_jet();
+    let m = test_jet();
     let mk = |metric: &str, expected: f64, tolerance: f64| fl_flight::perf::expect::ExpectRow {
         line: 1,
         metric: metric.into(),
@@ -215,10 +220,10 @@ fn validate_binary_exit_codes() {
         stdout.contains("bad.toml:") && stdout.contains("error: `aero.moments.cn_beta`"),
         "{stdout}"
     );
-    if let Some(pack) = common::pack() {
-        let files: Vec<_> = common::PACK_AIRCRAFT
+    if let Some(pack) = fl_fixtures::fixture_pack_or("validated test_jet only") {
+        let files: Vec<_> = PACK_AIRCRAFT
             .iter()
-            .map(|a| common::pack_model_path(&pack, a))
+            .map(|a| pack_model_path(&pack, a))
             .collect();
         let r = flight_tools::validate_files(&files);
         assert_eq!(r.errors, 0, "{:?}", r.lines);
