@@ -21,6 +21,7 @@
 //!   link stays), a reliable send that does not fit is refused *and* closes the link.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod linksim;
@@ -91,15 +92,62 @@ pub enum DisconnectReason {
     /// Nothing heard for the idle timeout.
     #[error("timed out")]
     TimedOut,
-    /// The server's identity is not the one this client trusts (both fingerprints shown).
+    /// The server's identity is not the one this client trusts (both fingerprints shown, and
+    /// where the trusted one came from).
     #[error(
-        "the server's identity changed: expected fingerprint {expected}, got {got} — if the operator \
-         regenerated it, remove the old entry from known_hosts"
+        "the server's identity changed: expected fingerprint {expected}, got {got} — {}",
+        identity_hint(trusted_by.as_ref())
     )]
-    IdentityChanged { expected: String, got: String },
+    IdentityChanged {
+        expected: String,
+        got: String,
+        /// The `known_hosts` entry that holds `expected`; `None` for a pinned fingerprint.
+        trusted_by: Option<KnownHostsEntry>,
+    },
     /// The connection could not be made or broke (the text says why).
     #[error("transport error: {0}")]
     Transport(String),
+}
+
+/// One line of a `known_hosts` file: where a trusted fingerprint is written down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownHostsEntry {
+    /// The file.
+    pub path: PathBuf,
+    /// Its 1-based line number.
+    pub line: usize,
+    /// The `host:port` key the line starts with.
+    pub key: String,
+}
+
+/// What a person can do about a changed identity: which line of which file to delete.
+fn identity_hint(trusted_by: Option<&KnownHostsEntry>) -> String {
+    match trusted_by {
+        Some(e) => format!(
+            "if the operator regenerated it, delete line {} (`{} …`) of {}",
+            e.line,
+            e.key,
+            e.path.display()
+        ),
+        None => "it is not the pinned fingerprint; if the operator regenerated it, pin the new one"
+            .to_owned(),
+    }
+}
+
+/// An error and its causes, outermost first, joined by `: ` (what anyhow's `{:#}` prints).
+/// Errors in this workspace keep the cause out of their own text and expose it as `source`,
+/// so turning one into a string must walk the chain or the cause is lost.
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut next = err.source();
+    // A chain is a handful of layers; the bound only guards a cyclic `source`.
+    for _ in 0..32 {
+        let Some(e) = next else { break };
+        out.push_str(": ");
+        out.push_str(&e.to_string());
+        next = e.source();
+    }
+    out
 }
 
 /// Something that happened on a server transport.
@@ -171,4 +219,95 @@ pub trait ClientTransport: Send {
     fn disconnect(&mut self, reason: &str);
     /// Current link statistics.
     fn link_stats(&self) -> LinkStats;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quic::QuicError;
+    use std::io;
+
+    /// No layer of a chain repeats the text of the layer below it.
+    fn assert_no_repetition(err: &(dyn std::error::Error + 'static)) {
+        let chain = error_chain(err);
+        let mut layer = Some(err);
+        while let Some(e) = layer {
+            let text = e.to_string();
+            assert_eq!(
+                chain.matches(&text).count(),
+                1,
+                "{text:?} repeats in {chain:?}"
+            );
+            layer = e.source();
+        }
+    }
+
+    #[test]
+    fn io_errors_of_the_quic_transport_appear_once_in_the_chain() {
+        let io = || {
+            io::Error::new(
+                io::ErrorKind::AddrInUse,
+                "Address already in use (os error 98)",
+            )
+        };
+        let path = PathBuf::from("/tmp/x/known_hosts");
+        let errors = [
+            QuicError::IdentityRead {
+                path: path.clone(),
+                source: io(),
+            },
+            QuicError::IdentityWrite {
+                path: path.clone(),
+                source: io(),
+            },
+            QuicError::KnownHostsRead {
+                path: path.clone(),
+                source: io(),
+            },
+            QuicError::KnownHostsWrite {
+                path: path.clone(),
+                source: io(),
+            },
+            QuicError::Bind {
+                addr: SocketAddr::from(([127, 0, 0, 1], 4778)),
+                source: io(),
+            },
+        ];
+        for e in &errors {
+            assert_no_repetition(e);
+            let chain = error_chain(e);
+            assert!(
+                chain.ends_with(": Address already in use (os error 98)"),
+                "{chain}"
+            );
+        }
+        assert_eq!(
+            error_chain(&errors[4]),
+            "cannot bind UDP 127.0.0.1:4778: Address already in use (os error 98)"
+        );
+    }
+
+    #[test]
+    fn a_changed_identity_names_the_line_to_delete_or_the_pin() {
+        let from_file = DisconnectReason::IdentityChanged {
+            expected: "aa".into(),
+            got: "bb".into(),
+            trusted_by: Some(KnownHostsEntry {
+                path: PathBuf::from("/home/p/.config/fighters-legacy/known_hosts"),
+                line: 3,
+                key: "example.org:4778".into(),
+            }),
+        };
+        let text = from_file.to_string();
+        assert!(
+            text.contains("delete line 3 (`example.org:4778 …`) of /home/p/.config/fighters-legacy/known_hosts"),
+            "{text}"
+        );
+        let pinned = DisconnectReason::IdentityChanged {
+            expected: "aa".into(),
+            got: "bb".into(),
+            trusted_by: None,
+        };
+        assert!(pinned.to_string().contains("pinned"), "{pinned}");
+    }
 }

@@ -12,8 +12,8 @@ use fl_net::quic::{
     ServerConfig, ServerIdentity, TrustPolicy, known_hosts_key,
 };
 use fl_net::{
-    Channel, ClientEvent, ClientTransport, DisconnectReason, MAX_RELIABLE_MESSAGE, PeerId,
-    SendError, ServerEvent, ServerTransport,
+    Channel, ClientEvent, ClientTransport, DisconnectReason, KnownHostsEntry, MAX_RELIABLE_MESSAGE,
+    PeerId, SendError, ServerEvent, ServerTransport, error_chain,
 };
 
 /// Generous: the machine may be a loaded 2-core box.
@@ -357,12 +357,24 @@ fn trust_on_first_use_then_refuse_a_regenerated_identity() {
         reason,
         DisconnectReason::IdentityChanged {
             expected: fp_a.to_string(),
-            got: fp_b.to_string()
+            got: fp_b.to_string(),
+            trusted_by: Some(KnownHostsEntry {
+                path: known.clone(),
+                line: 2, // after the file's header comment
+                key: key.clone(),
+            }),
         }
     );
+    // The message names the file and the line to delete.
     let msg = reason.to_string();
     assert!(
         msg.contains(&fp_a.to_string()) && msg.contains(&fp_b.to_string()),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&known.display().to_string())
+            && msg.contains("delete line 2")
+            && msg.contains(&key),
         "{msg}"
     );
     assert_eq!(
@@ -408,6 +420,66 @@ fn wait_client_disconnect(client: &mut QuicClient) -> DisconnectReason {
 }
 
 #[test]
+fn a_silent_address_times_out_at_the_connect_timeout() {
+    // A UDP port that receives and never answers: the handshake can never finish.
+    let silent = std::net::UdpSocket::bind(any_port()).expect("bind loopback");
+    let addr = silent.local_addr().expect("addr");
+    let config = ClientConfig {
+        connect_timeout: Duration::from_millis(300),
+        // Far beyond PATIENCE: only the connect timeout can end this attempt in time.
+        idle_timeout: Duration::from_secs(120),
+        ..ClientConfig::default()
+    };
+    let mut client = QuicClient::connect_with(
+        addr,
+        "127.0.0.1",
+        TrustPolicy::Pinned(Fingerprint([1; 32])),
+        config,
+    )
+    .expect("starts");
+    assert_eq!(
+        wait_client_disconnect(&mut client),
+        DisconnectReason::TimedOut
+    );
+    // The attempt did reach the address (so the timeout is about silence, not routing).
+    silent
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let mut buf = [0u8; 2048];
+    assert!(silent.recv_from(&mut buf).is_ok(), "an Initial packet came");
+
+    let zero = ClientConfig {
+        connect_timeout: Duration::ZERO,
+        ..ClientConfig::default()
+    };
+    let err = QuicClient::connect_with(
+        addr,
+        "127.0.0.1",
+        TrustPolicy::Pinned(Fingerprint([1; 32])),
+        zero,
+    )
+    .expect_err("a zero connect timeout is refused");
+    assert!(err.to_string().contains("connect_timeout"), "{err}");
+}
+
+#[test]
+fn a_port_in_use_is_reported_once_in_the_chain() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let taken = std::net::UdpSocket::bind(any_port()).expect("bind loopback");
+    let addr = taken.local_addr().expect("addr");
+    let err = QuicServer::bind(addr, dir.path(), ServerConfig::default()).expect_err("in use");
+    let QuicError::Bind { addr: at, source } = &err else {
+        panic!("expected Bind, got {err:?}");
+    };
+    assert_eq!(*at, addr);
+    assert_eq!(source.kind(), std::io::ErrorKind::AddrInUse);
+    let chain = error_chain(&err);
+    let cause = source.to_string();
+    assert_eq!(chain.matches(&cause).count(), 1, "{chain}");
+    assert_eq!(chain, format!("cannot bind UDP {addr}: {cause}"));
+}
+
+#[test]
 fn a_pinned_mismatch_is_refused_with_both_fingerprints() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut server = server_in(dir.path());
@@ -421,7 +493,8 @@ fn a_pinned_mismatch_is_refused_with_both_fingerprints() {
         wait_client_disconnect(&mut client),
         DisconnectReason::IdentityChanged {
             expected: wrong.to_string(),
-            got: server.fingerprint().to_string()
+            got: server.fingerprint().to_string(),
+            trusted_by: None,
         }
     );
     let mut events = Vec::new();

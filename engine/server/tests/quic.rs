@@ -108,7 +108,7 @@ fn a_client_pinned_to_another_identity_is_refused_with_both_fingerprints() {
         std::thread::sleep(Duration::from_millis(5));
     }
     match reason {
-        Some(DisconnectReason::IdentityChanged { expected, got }) => {
+        Some(DisconnectReason::IdentityChanged { expected, got, .. }) => {
             assert_eq!(got, fp.to_string());
             assert_eq!(expected, Fingerprint(wrong).to_string());
         }

@@ -17,11 +17,22 @@ use tokio::sync::{Notify, OwnedSemaphorePermit};
 use super::identity::{Fingerprint, FingerprintVerifier, KnownHosts, TrustPolicy, known_hosts_key};
 use super::link::{self, CODE_CLOSED, CODE_SHUTDOWN, Link, Sink};
 use super::{ALPN, QuicError, TransportKnobs, wire};
-use crate::{Channel, ClientEvent, ClientTransport, DisconnectReason, LinkStats, SendError};
+use crate::{
+    Channel, ClientEvent, ClientTransport, DisconnectReason, KnownHostsEntry, LinkStats, SendError,
+};
+
+/// How long a client waits for the QUIC + TLS handshake by default (equal to the default idle
+/// timeout, which bounds the handshake as well).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Client settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClientConfig {
+    /// The QUIC + TLS handshake must finish within this, else `Disconnected { TimedOut }`.
+    /// QUIC's idle timer runs during the handshake too, so the handshake really ends at the
+    /// smaller of this and `idle_timeout`. `ClientSession` sets it to its own join timeout, so
+    /// whichever side notices a silent server first, the player reads the same message.
+    pub connect_timeout: Duration,
     /// Nothing heard for this long ⇒ `TimedOut` (also bounds the handshake).
     pub idle_timeout: Duration,
     /// Keep-alive ping interval (zero disables).
@@ -40,6 +51,7 @@ pub struct ClientConfig {
 impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             idle_timeout: Duration::from_secs(10),
             keep_alive_interval: Duration::from_secs(2),
             max_unreliable_message: crate::DEFAULT_MAX_UNRELIABLE_MESSAGE,
@@ -134,6 +146,11 @@ impl QuicClient {
     ) -> Result<Self, QuicError> {
         ServerName::try_from(server_name)
             .map_err(|_| QuicError::ServerName(server_name.to_owned()))?;
+        if config.connect_timeout.is_zero() {
+            return Err(QuicError::Config(
+                "connect_timeout must be longer than zero".to_owned(),
+            ));
+        }
         let limits = super::limits(
             config.max_unreliable_message,
             config.max_reliable_queue,
@@ -141,13 +158,20 @@ impl QuicClient {
             config.close_flush_timeout,
         )?;
         let key = known_hosts_key(server_name, addr.port());
-        let (expected, record_to) = match trust {
-            TrustPolicy::KnownHosts(path) => {
-                let known = KnownHosts::load(&path)?.get(&key);
-                let record = known.is_none().then_some(path);
-                (known, record)
-            }
-            TrustPolicy::Pinned(fp) => (Some(fp), None),
+        let (expected, trusted_by, record_to) = match trust {
+            TrustPolicy::KnownHosts(path) => match KnownHosts::load(&path)?.entry(&key) {
+                Some((fp, line)) => (
+                    Some(fp),
+                    Some(KnownHostsEntry {
+                        path,
+                        line,
+                        key: key.clone(),
+                    }),
+                    None,
+                ),
+                None => (None, None, Some(path)),
+            },
+            TrustPolicy::Pinned(fp) => (Some(fp), None, None),
         };
         let provider = super::provider();
         let verifier = Arc::new(FingerprintVerifier::new(expected, provider.clone()));
@@ -192,7 +216,9 @@ impl QuicClient {
         });
         rt.spawn(run(
             connecting,
+            config.connect_timeout,
             verifier,
+            trusted_by,
             record_to.map(|p| (p, key)),
             limits,
             tx,
@@ -213,9 +239,12 @@ impl QuicClient {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 async fn run(
     connecting: quinn::Connecting,
+    connect_timeout: Duration,
     verifier: Arc<FingerprintVerifier>,
+    trusted_by: Option<KnownHostsEntry>,
     record_to: Option<(PathBuf, String)>,
     limits: link::Limits,
     tx: mpsc::Sender<Inner>,
@@ -226,6 +255,8 @@ async fn run(
     };
     let result = tokio::select! {
         r = connecting => r,
+        // Dropping `connecting` abandons the attempt (quinn closes it implicitly).
+        () = tokio::time::sleep(connect_timeout) => return fail(DisconnectReason::TimedOut),
         () = shared.cancel.notified() => {
             let reason = shared.lock().cancelled.clone().unwrap_or_else(|| "cancelled".to_owned());
             return fail(DisconnectReason::Local(reason));
@@ -238,6 +269,7 @@ async fn run(
                 Some((expected, got)) => DisconnectReason::IdentityChanged {
                     expected: expected.to_string(),
                     got: got.to_string(),
+                    trusted_by,
                 },
                 None => link::early_reason(&e),
             };
@@ -255,7 +287,7 @@ async fn run(
             tokio::task::spawn_blocking(move || KnownHosts::record(&path, &key, fingerprint)).await;
         let err = match recorded {
             Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(e.to_string()),
+            Ok(Err(e)) => Some(crate::error_chain(&e)),
             Err(e) => Some(e.to_string()),
         };
         if let Some(err) = err {

@@ -254,7 +254,16 @@ pub fn known_hosts_key(server_name: &str, port: u16) -> String {
 /// A parsed `known_hosts` file (order kept, so rewriting it keeps the user's order).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct KnownHosts {
-    entries: Vec<(String, Fingerprint)>,
+    entries: Vec<HostEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HostEntry {
+    key: String,
+    fp: Fingerprint,
+    /// 1-based line in the file it was read from (0 for an entry not read from a file), so
+    /// a changed identity can name the line to delete.
+    line: usize,
 }
 
 /// Largest `known_hosts` file read (it is a list of servers, not a database).
@@ -307,23 +316,32 @@ impl KnownHosts {
             let fp = fp
                 .parse::<Fingerprint>()
                 .map_err(|e| (i + 1, e.to_string()))?;
-            entries.push((host.to_owned(), fp));
+            entries.push(HostEntry {
+                key: host.to_owned(),
+                fp,
+                line: i + 1,
+            });
         }
         Ok(KnownHosts { entries })
     }
 
     /// The fingerprint trusted for `key` (the first entry wins).
     pub fn get(&self, key: &str) -> Option<Fingerprint> {
+        self.entry(key).map(|(fp, _)| fp)
+    }
+
+    /// The fingerprint trusted for `key` and the 1-based line it was read from.
+    pub fn entry(&self, key: &str) -> Option<(Fingerprint, usize)> {
         self.entries
             .iter()
-            .find(|(k, _)| k == key)
-            .map(|&(_, fp)| fp)
+            .find(|e| e.key == key)
+            .map(|e| (e.fp, e.line))
     }
 
     fn to_text(&self) -> String {
         let mut s = String::from("# fighters-legacy known servers: host:port sha256-fingerprint\n");
-        for (k, fp) in &self.entries {
-            s.push_str(&format!("{k} {fp}\n"));
+        for e in &self.entries {
+            s.push_str(&format!("{} {}\n", e.key, e.fp));
         }
         s
     }
@@ -339,7 +357,11 @@ impl KnownHosts {
         if hosts.get(key).is_some() {
             return Ok(());
         }
-        hosts.entries.push((key.to_owned(), fp));
+        hosts.entries.push(HostEntry {
+            key: key.to_owned(),
+            fp,
+            line: 0,
+        });
         let write_err = |source: io::Error| QuicError::KnownHostsWrite {
             path: path.to_path_buf(),
             source,
@@ -515,6 +537,8 @@ mod tests {
         assert_eq!(hosts.get("127.0.0.1:4778"), Some(fp));
         assert_eq!(hosts.get(&known_hosts_key("::1", 4778)), Some(fp));
         assert_eq!(hosts.get("127.0.0.1:4779"), None);
+        // The line a changed identity tells the player to delete.
+        assert_eq!(hosts.entry("[::1]:4778"), Some((fp, 4)));
         assert_eq!(KnownHosts::parse("a:1 00\n").map_err(|(l, _)| l), Err(1));
         assert_eq!(
             KnownHosts::parse(&format!("a:1 {fp}\nb:2\n")).map_err(|(l, _)| l),

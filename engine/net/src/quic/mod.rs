@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use client::{ClientConfig, QuicClient};
+pub use client::{ClientConfig, DEFAULT_CONNECT_TIMEOUT, QuicClient};
 pub use identity::{
     BadFingerprint, Fingerprint, IDENTITY_FILE, KnownHosts, ServerIdentity, TrustPolicy,
     known_hosts_key,
@@ -44,10 +44,12 @@ pub const REASSEMBLY_TIMEOUT: Duration = Duration::from_secs(1);
 /// tick inside `poll` indefinitely.
 pub const MAX_EVENTS_PER_POLL: usize = 65_536;
 
-/// Why the QUIC transport could not start (errors after start arrive as events).
+/// Why the QUIC transport could not start (errors after start arrive as events). A variant
+/// caused by an I/O error says what it was doing and carries the error as its `source`
+/// (print the chain: anyhow's `{:#}` or [`crate::error_chain`]).
 #[derive(Debug, thiserror::Error)]
 pub enum QuicError {
-    #[error("cannot read the server identity {path}: {source}")]
+    #[error("cannot read the server identity {path}")]
     IdentityRead { path: PathBuf, source: io::Error },
     #[error(
         "the server identity {path} is unusable ({why}); it is not replaced automatically \
@@ -55,11 +57,11 @@ pub enum QuicError {
          to create a new one (clients must then remove the old entry from their known_hosts)"
     )]
     IdentityCorrupt { path: PathBuf, why: String },
-    #[error("cannot write the server identity {path}: {source}")]
+    #[error("cannot write the server identity {path}")]
     IdentityWrite { path: PathBuf, source: io::Error },
     #[error("cannot generate a server identity: {0}")]
     IdentityGenerate(String),
-    #[error("cannot read known_hosts {path}: {source}")]
+    #[error("cannot read known_hosts {path}")]
     KnownHostsRead { path: PathBuf, source: io::Error },
     #[error("known_hosts {path} line {line}: {why}")]
     KnownHostsCorrupt {
@@ -67,9 +69,9 @@ pub enum QuicError {
         line: usize,
         why: String,
     },
-    #[error("cannot write known_hosts {path}: {source}")]
+    #[error("cannot write known_hosts {path}")]
     KnownHostsWrite { path: PathBuf, source: io::Error },
-    #[error("cannot bind UDP {addr}: {source}")]
+    #[error("cannot bind UDP {addr}")]
     Bind { addr: SocketAddr, source: io::Error },
     #[error("invalid server name {0:?} (a DNS name or an IP address)")]
     ServerName(String),
