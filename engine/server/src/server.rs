@@ -28,7 +28,7 @@ use fl_flight::{AircraftState, Controls};
 use fl_net::{Channel, DisconnectReason, PeerId, ServerEvent, ServerTransport};
 use fl_protocol::enums::{ConnectRefusalCode, PeerRole};
 use fl_protocol::tlv::Extensions;
-use fl_protocol::{Message, Packet};
+use fl_protocol::{DecodeError, Message, Packet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -77,7 +77,7 @@ pub struct ServerConfig {
     /// Operator password for `MsgAdminCommand` (`None` = admin channel off).
     pub operator_password: Option<String>,
     /// Malformed packets a peer may send before it is dropped (token bucket burst; one token
-    /// returns every 10 ticks).
+    /// returns every [`MALFORMED_REFILL_TICKS`] ticks of the service clock).
     pub malformed_burst: u32,
 }
 
@@ -123,6 +123,45 @@ impl Default for ServerConfig {
     }
 }
 
+/// Service ticks per malformed-packet token returned to a peer's bucket.
+pub const MALFORMED_REFILL_TICKS: u64 = 10;
+
+/// A peer's malformed-packet budget: a token bucket on the service clock (which runs while the
+/// world is paused), so only a sustained excess over one bad packet per
+/// [`MALFORMED_REFILL_TICKS`] ticks empties it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MalformedBudget {
+    tokens: u32,
+    /// Service tick up to which refills have been credited.
+    credited_to: u64,
+}
+
+impl MalformedBudget {
+    fn full(burst: u32, now: u64) -> Self {
+        Self {
+            tokens: burst,
+            credited_to: now,
+        }
+    }
+
+    /// Charges one malformed packet at service tick `now`; false when the bucket was empty.
+    fn charge(&mut self, burst: u32, now: u64) -> bool {
+        let refills = now.saturating_sub(self.credited_to) / MALFORMED_REFILL_TICKS;
+        let refills = u32::try_from(refills).unwrap_or(u32::MAX);
+        self.tokens = self.tokens.saturating_add(refills).min(burst);
+        self.credited_to += u64::from(refills) * MALFORMED_REFILL_TICKS;
+        if self.tokens >= burst {
+            // A full bucket banks no time.
+            self.credited_to = now;
+        }
+        if self.tokens == 0 {
+            return false;
+        }
+        self.tokens -= 1;
+        true
+    }
+}
+
 #[derive(Debug)]
 struct Admitted {
     role: PeerRole,
@@ -143,7 +182,7 @@ struct PeerSlot {
     snapshots: PeerSnapshots,
     camera_eye: [f64; 3],
     types_generation_sent: Option<u64>,
-    malformed_tokens: f64,
+    malformed: MalformedBudget,
     last_delay_ticks: u64,
 }
 
@@ -485,12 +524,12 @@ impl Server {
 
     fn malformed(&mut self, peer: PeerId, what: &str) {
         self.malformed_packets += 1;
+        let (burst, now) = (self.cfg.malformed_burst, self.service_ticks);
         let Some(slot) = self.peers.get_mut(&peer) else {
             return;
         };
-        slot.malformed_tokens -= 1.0;
         tracing::debug!(peer, "malformed packet: {what}");
-        if slot.malformed_tokens < 0.0 {
+        if !slot.malformed.charge(burst, now) {
             tracing::warn!(peer, addr = %slot.addr, "too many malformed packets; disconnecting");
             self.kick(peer, "protocol violation: too many malformed packets");
         }
@@ -502,6 +541,11 @@ impl Server {
         }
         let packet = match Packet::decode(payload) {
             Ok(p) => p,
+            Err(DecodeError::UnknownMsgId(id)) => {
+                // An additive message of a newer peer: the spec says discard silently.
+                tracing::trace!(peer, id, "unknown message id discarded");
+                return;
+            }
             Err(e) => {
                 self.malformed(peer, &e.to_string());
                 return;
@@ -603,5 +647,29 @@ impl Server {
                 tracing::debug!(peer, "snapshot dropped: {e}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_malformed_budget_refills_one_token_per_ten_ticks_and_banks_nothing_when_full() {
+        let mut b = MalformedBudget::full(3, 0);
+        assert!(b.charge(3, 0) && b.charge(3, 0) && b.charge(3, 0));
+        assert!(!b.charge(3, 0), "empty after the burst");
+        assert!(!b.charge(3, 9), "no token before ten ticks");
+        assert!(b.charge(3, 10), "one token back after ten ticks");
+        assert!(!b.charge(3, 15));
+        // A long quiet spell refills to the burst, never beyond.
+        let mut b = MalformedBudget::full(3, 0);
+        let charged = (0..10).filter(|_| b.charge(3, 100_000)).count();
+        assert_eq!(charged, 3);
+        // Time spent full is not banked: a full bucket at tick 1000 refills from 1000.
+        let mut b = MalformedBudget::full(2, 0);
+        assert!(b.charge(2, 1_000) && b.charge(2, 1_005));
+        assert!(!b.charge(2, 1_009));
+        assert!(b.charge(2, 1_010));
     }
 }

@@ -4,7 +4,7 @@
 //! burst (factions, alert levels, MOTD, the weather windows already announced), refusals, and
 //! respawning a pilot whose aircraft crashed.
 
-use super::{Admitted, PeerSlot, Server, SpawnPoint, send};
+use super::{Admitted, MalformedBudget, PeerSlot, Server, SpawnPoint, send};
 use crate::admission::{JoinRequest, Refusal};
 use crate::input::InputGate;
 use crate::jitter::JitterBuffer;
@@ -68,7 +68,7 @@ impl Server {
                 snapshots: PeerSnapshots::new(&self.cfg.snapshot),
                 camera_eye: [0.0; 3],
                 types_generation_sent: None,
-                malformed_tokens: f64::from(self.cfg.malformed_burst),
+                malformed: MalformedBudget::full(self.cfg.malformed_burst, self.service_ticks),
                 last_delay_ticks: 0,
             },
         );
