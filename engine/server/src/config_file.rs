@@ -34,13 +34,12 @@ pub enum ConfigError {
     },
     #[error("{path}: {message}")]
     Parse { path: PathBuf, message: String },
-    #[error("{path}: [{section}] {key} = {value}: {problem}")]
+    /// A value out of its range or otherwise unusable; `key` is `section.key`.
+    #[error("{path}: {key}: {problem}")]
     Invalid {
         path: PathBuf,
-        section: &'static str,
         key: &'static str,
-        value: String,
-        problem: &'static str,
+        problem: String,
     },
     #[error("environment variable {var}: {problem}")]
     Env { var: &'static str, problem: String },
@@ -384,6 +383,61 @@ pub fn load_or_create(path: &Path) -> Result<Loaded, ConfigError> {
     })
 }
 
+/// Builds the range errors of one file.
+struct Check<'a> {
+    path: &'a Path,
+}
+
+impl Check<'_> {
+    fn bad(&self, key: &'static str, problem: String) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            key,
+            problem,
+        }
+    }
+
+    /// An integer setting in `min..=max`.
+    fn int<T>(&self, key: &'static str, value: T, min: T, max: T) -> Result<(), ConfigError>
+    where
+        T: PartialOrd + std::fmt::Display + Copy,
+    {
+        if value < min || value > max {
+            return Err(self.bad(key, format!("must be between {min} and {max}, got {value}")));
+        }
+        Ok(())
+    }
+
+    /// A finite float setting in `min..=max`.
+    fn float(&self, key: &'static str, value: f64, min: f64, max: f64) -> Result<(), ConfigError> {
+        if !(value.is_finite() && (min..=max).contains(&value)) {
+            return Err(self.bad(key, format!("must be between {min} and {max}, got {value}")));
+        }
+        Ok(())
+    }
+
+    /// A text setting that travels in a wire field of at most `max` bytes (NUL-terminated
+    /// fields cannot carry a NUL either).
+    fn bytes(
+        &self,
+        key: &'static str,
+        value: &str,
+        max: usize,
+        field: &str,
+    ) -> Result<(), ConfigError> {
+        if value.len() > max {
+            return Err(self.bad(
+                key,
+                format!("is {} bytes; {field} carries at most {max}", value.len()),
+            ));
+        }
+        if value.contains('\0') {
+            return Err(self.bad(key, format!("contains a NUL, which {field} cannot carry")));
+        }
+        Ok(())
+    }
+}
+
 fn preset_from_name(name: &str) -> Option<WeatherPreset> {
     Some(match name {
         "clear" => WeatherPreset::Clear,
@@ -399,190 +453,164 @@ fn preset_from_name(name: &str) -> Option<WeatherPreset> {
 
 impl FileConfig {
     fn validate(&self, path: &Path) -> Result<(), ConfigError> {
-        let bad = |section, key, value: String, problem| ConfigError::Invalid {
-            path: path.to_owned(),
-            section,
-            key,
-            value,
-            problem,
-        };
+        let c = Check { path };
+        let s = &self.server;
+        c.bytes(
+            "server.operator_password",
+            &s.operator_password,
+            fl_protocol::msg::admin::ADMIN_TOKEN_MAX_BYTES,
+            "the admin token field of MsgAdminCommand",
+        )?;
+        c.bytes(
+            "server.password",
+            &s.password,
+            fl_protocol::tlv::MAX_JOIN_PASSWORD_BYTES,
+            "ConnectJoinPassword",
+        )?;
+        if s.motd.len() > fl_protocol::msg::handshake::MAX_MOTD_BYTES {
+            return Err(c.bad(
+                "server.motd",
+                format!(
+                    "is {} bytes; MsgMotd carries at most {}",
+                    s.motd.len(),
+                    fl_protocol::msg::handshake::MAX_MOTD_BYTES
+                ),
+            ));
+        }
+
         let w = &self.world;
-        let positive = |v: f64| v.is_finite() && v > 0.0;
-        if !positive(w.draw_distance_km) || w.draw_distance_km > 1000.0 {
-            return Err(bad(
-                "world",
-                "draw_distance_km",
-                w.draw_distance_km.to_string(),
-                "must be in (0, 1000]",
+        c.float("world.draw_distance_km", w.draw_distance_km, 1.0, 1000.0)?;
+        if w.snapshot_budget_bytes != 0 && !(200..=65_536).contains(&w.snapshot_budget_bytes) {
+            return Err(c.bad(
+                "world.snapshot_budget_bytes",
+                format!(
+                    "must be 0 (unlimited) or between 200 and 65536, got {}",
+                    w.snapshot_budget_bytes
+                ),
             ));
         }
-        if w.snapshot_budget_bytes != 0 && w.snapshot_budget_bytes < 200 {
-            return Err(bad(
-                "world",
-                "snapshot_budget_bytes",
-                w.snapshot_budget_bytes.to_string(),
-                "must be 0 (unlimited) or at least 200",
-            ));
-        }
-        if !(1..=60).contains(&w.jitter_buffer_depth) {
-            return Err(bad(
-                "world",
-                "jitter_buffer_depth",
-                w.jitter_buffer_depth.to_string(),
-                "must be in 1..=60",
-            ));
-        }
-        if !positive(w.jitter_buffer_adapt_window) {
-            return Err(bad(
-                "world",
-                "jitter_buffer_adapt_window",
-                w.jitter_buffer_adapt_window.to_string(),
-                "must be positive",
-            ));
-        }
-        if !(w.jitter_buffer_jitter_multiplier.is_finite()
-            && w.jitter_buffer_jitter_multiplier >= 0.0)
-        {
-            return Err(bad(
-                "world",
-                "jitter_buffer_jitter_multiplier",
-                w.jitter_buffer_jitter_multiplier.to_string(),
-                "must be ≥ 0",
-            ));
-        }
-        if !(w.congestion_min_send_hz.is_finite()
-            && (1.0..=60.0).contains(&w.congestion_min_send_hz))
-        {
-            return Err(bad(
-                "world",
-                "congestion_min_send_hz",
-                w.congestion_min_send_hz.to_string(),
-                "must be in 1..=60",
-            ));
-        }
-        if !(w.congestion_loss_threshold.is_finite()
-            && (0.0..=1.0).contains(&w.congestion_loss_threshold))
-        {
-            return Err(bad(
-                "world",
-                "congestion_loss_threshold",
-                w.congestion_loss_threshold.to_string(),
-                "must be in 0..=1",
-            ));
-        }
-        if w.sim_worker_threads > 256 {
-            return Err(bad(
-                "world",
-                "sim_worker_threads",
-                w.sim_worker_threads.to_string(),
-                "must be at most 256",
-            ));
-        }
-        if w.max_catchup_ticks > 600 {
-            return Err(bad(
-                "world",
-                "max_catchup_ticks",
-                w.max_catchup_ticks.to_string(),
-                "must be at most 600",
-            ));
-        }
-        if w.entity_soft_cap == 0 || w.entity_soft_cap > 1_000_000 {
-            return Err(bad(
-                "world",
-                "entity_soft_cap",
-                w.entity_soft_cap.to_string(),
-                "must be in 1..=1000000",
-            ));
-        }
-        if !(w.respawn_delay_s.is_finite() && (0.0..=3600.0).contains(&w.respawn_delay_s)) {
-            return Err(bad(
-                "world",
-                "respawn_delay_s",
-                w.respawn_delay_s.to_string(),
-                "must be in 0..=3600",
-            ));
-        }
+        c.int("world.jitter_buffer_depth", w.jitter_buffer_depth, 1, 60)?;
+        c.float(
+            "world.jitter_buffer_adapt_window",
+            w.jitter_buffer_adapt_window,
+            1.0,
+            3600.0,
+        )?;
+        c.int(
+            "world.jitter_buffer_hysteresis",
+            w.jitter_buffer_hysteresis,
+            0,
+            60,
+        )?;
+        c.float(
+            "world.jitter_buffer_jitter_multiplier",
+            w.jitter_buffer_jitter_multiplier,
+            0.0,
+            16.0,
+        )?;
+        c.float(
+            "world.congestion_min_send_hz",
+            w.congestion_min_send_hz,
+            1.0,
+            60.0,
+        )?;
+        c.float(
+            "world.congestion_loss_threshold",
+            w.congestion_loss_threshold,
+            0.0,
+            1.0,
+        )?;
+        c.int(
+            "world.congestion_budget_floor_bytes",
+            w.congestion_budget_floor_bytes,
+            100,
+            65_536,
+        )?;
+        c.int("world.sim_worker_threads", w.sim_worker_threads, 0, 256)?;
+        c.int("world.max_catchup_ticks", w.max_catchup_ticks, 0, 600)?;
+        c.int("world.entity_soft_cap", w.entity_soft_cap, 1, 1_000_000)?;
+        c.float("world.respawn_delay_s", w.respawn_delay_s, 0.0, 3600.0)?;
         if w.ai_aircraft > w.entity_soft_cap {
-            return Err(bad(
-                "world",
-                "ai_aircraft",
-                w.ai_aircraft.to_string(),
-                "must not exceed entity_soft_cap",
+            return Err(c.bad(
+                "world.ai_aircraft",
+                format!(
+                    "must not exceed world.entity_soft_cap ({}), got {}",
+                    w.entity_soft_cap, w.ai_aircraft
+                ),
             ));
         }
+
         let n = &self.network;
-        if !(n.idle_timeout_s.is_finite() && (1.0..=600.0).contains(&n.idle_timeout_s)) {
-            return Err(bad(
-                "network",
-                "idle_timeout_s",
-                n.idle_timeout_s.to_string(),
-                "must be in 1..=600",
-            ));
-        }
+        c.float("network.idle_timeout_s", n.idle_timeout_s, 1.0, 600.0)?;
+        c.int("network.max_connections", n.max_connections, 1, 10_000)?;
+
         let a = &self.admission;
-        for (key, v) in [
-            ("connect_window_s", a.connect_window_s),
-            ("admin_auth_lockout_s", a.admin_auth_lockout_s),
-            ("request_timeout_s", a.request_timeout_s),
-        ] {
-            if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
-                return Err(bad(
-                    "admission",
-                    key,
-                    v.to_string(),
-                    "must be in (0, 86400]",
-                ));
-            }
-        }
-        if a.connect_rate == 0 || a.max_per_ip == 0 {
-            return Err(bad(
-                "admission",
-                "connect_rate/max_per_ip",
-                format!("{}/{}", a.connect_rate, a.max_per_ip),
-                "must be at least 1",
-            ));
-        }
+        c.int("admission.connect_rate", a.connect_rate, 1, 1000)?;
+        c.float(
+            "admission.connect_window_s",
+            a.connect_window_s,
+            1.0,
+            3600.0,
+        )?;
+        c.int("admission.max_per_ip", a.max_per_ip, 1, 1024)?;
+        c.int(
+            "admission.admin_auth_max_failures",
+            a.admin_auth_max_failures,
+            1,
+            1000,
+        )?;
+        c.float(
+            "admission.admin_auth_lockout_s",
+            a.admin_auth_lockout_s,
+            1.0,
+            86_400.0,
+        )?;
+        c.float(
+            "admission.request_timeout_s",
+            a.request_timeout_s,
+            1.0,
+            600.0,
+        )?;
+
         let wx = &self.weather;
         if wx.presets.is_empty() {
-            return Err(bad(
-                "weather",
-                "presets",
-                "[]".into(),
-                "needs at least one preset",
-            ));
+            return Err(c.bad("weather.presets", "needs at least one preset".into()));
         }
         if let Some(p) = wx.presets.iter().find(|p| preset_from_name(p).is_none()) {
-            return Err(bad(
-                "weather",
-                "presets",
-                p.clone(),
-                "is not one of clear, partly_cloudy, overcast, rain, storm, snow, blizzard",
+            return Err(c.bad(
+                "weather.presets",
+                format!(
+                    "{p:?} is not one of clear, partly_cloudy, overcast, rain, storm, snow, blizzard"
+                ),
             ));
         }
-        if !(positive(wx.preset_minutes) && wx.preset_minutes <= 10_000.0) {
-            return Err(bad(
-                "weather",
-                "preset_minutes",
-                wx.preset_minutes.to_string(),
-                "must be in (0, 10000]",
-            ));
-        }
+        c.float("weather.preset_minutes", wx.preset_minutes, 0.1, 10_000.0)?;
         if !(wx.start_hour.is_finite() && (0.0..24.0).contains(&wx.start_hour)) {
-            return Err(bad(
-                "weather",
-                "start_hour",
-                wx.start_hour.to_string(),
-                "must be in [0, 24)",
+            return Err(c.bad(
+                "weather.start_hour",
+                format!("must be at least 0 and below 24, got {}", wx.start_hour),
             ));
         }
-        if !(wx.time_scale.is_finite() && (0.0..=3600.0).contains(&wx.time_scale)) {
-            return Err(bad(
-                "weather",
-                "time_scale",
-                wx.time_scale.to_string(),
-                "must be in 0..=3600",
+        c.float("weather.time_scale", wx.time_scale, 0.0, 3600.0)?;
+
+        let d = &self.discovery;
+        c.int(
+            "discovery.beacon_interval_ms",
+            d.beacon_interval_ms,
+            *crate::discovery::BEACON_INTERVAL_MS.start(),
+            *crate::discovery::BEACON_INTERVAL_MS.end(),
+        )?;
+        if d.beacon_target.port() == 0 || d.beacon_target.ip().is_unspecified() {
+            return Err(c.bad(
+                "discovery.beacon_target",
+                format!(
+                    "must name an address and a port to send to (e.g. \"255.255.255.255:{}\"), got {}",
+                    fl_protocol::ids::DISCOVERY_PORT,
+                    d.beacon_target
+                ),
             ));
         }
+        // `query_port`: every value is valid (0 = game port + 1).
         Ok(())
     }
 
@@ -749,6 +777,284 @@ mod tests {
             .expect_err("unknown preset")
             .to_string();
         assert!(err.contains("fog"), "{err}");
+    }
+
+    fn parse_err(text: &str) -> String {
+        match parse(Path::new("s.toml"), text) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// `(section, key, lowest accepted, highest accepted, too low, too high)`.
+    const RANGES: &[(&str, &str, &str, &str, Option<&str>, Option<&str>)] = &[
+        (
+            "discovery",
+            "beacon_interval_ms",
+            "100",
+            "60000",
+            Some("0"),
+            Some("60001"),
+        ),
+        (
+            "world",
+            "draw_distance_km",
+            "1.0",
+            "1000.0",
+            Some("0.5"),
+            Some("1000.5"),
+        ),
+        (
+            "world",
+            "jitter_buffer_depth",
+            "1",
+            "60",
+            Some("0"),
+            Some("61"),
+        ),
+        (
+            "world",
+            "jitter_buffer_adapt_window",
+            "1.0",
+            "3600.0",
+            Some("0.5"),
+            Some("3600.5"),
+        ),
+        (
+            "world",
+            "jitter_buffer_hysteresis",
+            "0",
+            "60",
+            None,
+            Some("61"),
+        ),
+        (
+            "world",
+            "jitter_buffer_jitter_multiplier",
+            "0.0",
+            "16.0",
+            Some("-0.5"),
+            Some("16.5"),
+        ),
+        (
+            "world",
+            "congestion_min_send_hz",
+            "1.0",
+            "60.0",
+            Some("0.5"),
+            Some("60.5"),
+        ),
+        (
+            "world",
+            "congestion_loss_threshold",
+            "0.0",
+            "1.0",
+            Some("-0.5"),
+            Some("1.5"),
+        ),
+        (
+            "world",
+            "congestion_budget_floor_bytes",
+            "100",
+            "65536",
+            Some("99"),
+            Some("65537"),
+        ),
+        ("world", "sim_worker_threads", "0", "256", None, Some("257")),
+        ("world", "max_catchup_ticks", "0", "600", None, Some("601")),
+        (
+            "world",
+            "entity_soft_cap",
+            "1",
+            "1000000",
+            Some("0"),
+            Some("1000001"),
+        ),
+        (
+            "world",
+            "respawn_delay_s",
+            "0.0",
+            "3600.0",
+            Some("-0.5"),
+            Some("3600.5"),
+        ),
+        (
+            "network",
+            "idle_timeout_s",
+            "1.0",
+            "600.0",
+            Some("0.5"),
+            Some("600.5"),
+        ),
+        (
+            "network",
+            "max_connections",
+            "1",
+            "10000",
+            Some("0"),
+            Some("10001"),
+        ),
+        (
+            "admission",
+            "connect_rate",
+            "1",
+            "1000",
+            Some("0"),
+            Some("1001"),
+        ),
+        (
+            "admission",
+            "connect_window_s",
+            "1.0",
+            "3600.0",
+            Some("0.5"),
+            Some("3600.5"),
+        ),
+        (
+            "admission",
+            "max_per_ip",
+            "1",
+            "1024",
+            Some("0"),
+            Some("1025"),
+        ),
+        (
+            "admission",
+            "admin_auth_max_failures",
+            "1",
+            "1000",
+            Some("0"),
+            Some("1001"),
+        ),
+        (
+            "admission",
+            "admin_auth_lockout_s",
+            "1.0",
+            "86400.0",
+            Some("0.5"),
+            Some("86400.5"),
+        ),
+        (
+            "admission",
+            "request_timeout_s",
+            "1.0",
+            "600.0",
+            Some("0.5"),
+            Some("600.5"),
+        ),
+        (
+            "weather",
+            "preset_minutes",
+            "0.1",
+            "10000.0",
+            Some("0.05"),
+            Some("10000.5"),
+        ),
+        (
+            "weather",
+            "time_scale",
+            "0.0",
+            "3600.0",
+            Some("-0.5"),
+            Some("3600.5"),
+        ),
+    ];
+
+    #[test]
+    fn every_setting_that_paces_a_loop_is_range_checked_naming_its_key() {
+        for (section, key, lo, hi, bad_lo, bad_hi) in RANGES {
+            for good in [lo, hi] {
+                let text = format!("[{section}]\n{key} = {good}\n");
+                if let Err(e) = parse(Path::new("s.toml"), &text) {
+                    panic!("{section}.{key} = {good} refused: {e}");
+                }
+            }
+            for bad in [bad_lo, bad_hi].into_iter().flatten() {
+                let e = parse_err(&format!("[{section}]\n{key} = {bad}\n"));
+                // Numbers read as they were written, without a trailing `.0`.
+                let n = |v: &str| v.parse::<f64>().map_or(v.to_owned(), |v| v.to_string());
+                let want = format!(
+                    "s.toml: {section}.{key}: must be between {} and {}, got {}",
+                    n(lo),
+                    n(hi),
+                    n(bad)
+                );
+                assert_eq!(e, want, "{section}.{key} = {bad}");
+            }
+        }
+        // Non-finite floats are out of every range.
+        let e = parse_err("[network]\nidle_timeout_s = nan\n");
+        assert!(
+            e.contains("network.idle_timeout_s: must be between 1 and 600, got NaN"),
+            "{e}"
+        );
+        let e = parse_err("[weather]\npreset_minutes = inf\n");
+        assert!(e.contains("weather.preset_minutes:"), "{e}");
+    }
+
+    #[test]
+    fn a_zero_beacon_interval_is_refused() {
+        let e = parse_err("[discovery]\nbeacon_enabled = true\nbeacon_interval_ms = 0\n");
+        assert_eq!(
+            e,
+            "s.toml: discovery.beacon_interval_ms: must be between 100 and 60000, got 0"
+        );
+    }
+
+    #[test]
+    fn the_other_discovery_and_budget_settings_are_checked() {
+        let e = parse_err("[discovery]\nbeacon_target = \"127.0.0.1:0\"\n");
+        assert!(e.contains("discovery.beacon_target: "), "{e}");
+        let e = parse_err("[discovery]\nbeacon_target = \"0.0.0.0:4780\"\n");
+        assert!(e.contains("discovery.beacon_target: "), "{e}");
+        parse(
+            Path::new("s.toml"),
+            "[discovery]\nbeacon_target = \"127.0.0.1:4780\"\nquery_port = 0\n",
+        )
+        .expect("loopback target");
+        let e = parse_err("[world]\nsnapshot_budget_bytes = 199\n");
+        assert_eq!(
+            e,
+            "s.toml: world.snapshot_budget_bytes: must be 0 (unlimited) or between 200 and 65536, got 199"
+        );
+        let e = parse_err("[world]\nsnapshot_budget_bytes = 65537\n");
+        assert!(e.contains("world.snapshot_budget_bytes:"), "{e}");
+        let e = parse_err("[weather]\nstart_hour = 24.0\n");
+        assert_eq!(
+            e,
+            "s.toml: weather.start_hour: must be at least 0 and below 24, got 24"
+        );
+        let e = parse_err("[world]\nai_aircraft = 11\nentity_soft_cap = 10\n");
+        assert!(e.contains("world.ai_aircraft: "), "{e}");
+    }
+
+    #[test]
+    fn an_operator_password_the_admin_token_cannot_carry_is_refused() {
+        let max = fl_protocol::msg::admin::ADMIN_TOKEN_MAX_BYTES;
+        assert_eq!(max, 29, "MsgAdminCommand.token is char[30]");
+        let ok = "p".repeat(max);
+        parse(
+            Path::new("s.toml"),
+            &format!("[server]\noperator_password = \"{ok}\"\n"),
+        )
+        .expect("29 bytes fit");
+        let long = "p".repeat(max + 1);
+        let e = parse_err(&format!("[server]\noperator_password = \"{long}\"\n"));
+        assert_eq!(
+            e,
+            "s.toml: server.operator_password: is 30 bytes; the admin token field of MsgAdminCommand carries at most 29"
+        );
+        // Multi-byte characters count in bytes.
+        let e = parse_err(&format!(
+            "[server]\noperator_password = \"{}\"\n",
+            "é".repeat(15)
+        ));
+        assert!(e.contains("server.operator_password: is 30 bytes"), "{e}");
+        let e = parse_err("[server]\noperator_password = \"a\\u0000b\"\n");
+        assert!(e.contains("server.operator_password: "), "{e}");
+        // The join password travels in ConnectJoinPassword (at most 64 bytes).
+        let e = parse_err(&format!("[server]\npassword = \"{}\"\n", "p".repeat(65)));
+        assert!(e.contains("server.password: is 65 bytes"), "{e}");
     }
 
     #[test]

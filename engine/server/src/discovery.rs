@@ -12,10 +12,16 @@ use fl_protocol::msg::discovery::{LanBeacon, ServerInfo, ServerQuery};
 use fl_protocol::{FixedStr, Message, Packet};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr, UdpSocket};
+use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// Accepted beacon intervals, ms (`[discovery] beacon_interval_ms`): a shorter interval would
+/// flood the LAN (an interval of 0 was a tight send loop), a longer one drops servers out of
+/// browsers' lists.
+pub const BEACON_INTERVAL_MS: RangeInclusive<u64> = 100..=60_000;
 
 /// What the server advertises (kept current by the runtime).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -72,8 +78,20 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// Starts whatever the config enables.
+    /// Starts whatever the config enables. A beacon interval outside [`BEACON_INTERVAL_MS`]
+    /// is refused (`InvalidInput`) rather than sent in a tight loop.
     pub fn start(cfg: DiscoveryConfig, facts: Arc<Mutex<ServerFacts>>) -> std::io::Result<Self> {
+        let interval_ms = u64::try_from(cfg.beacon_interval.as_millis()).unwrap_or(u64::MAX);
+        if cfg.beacon_enabled && !BEACON_INTERVAL_MS.contains(&interval_ms) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "beacon interval must be between {} and {} ms, got {interval_ms}",
+                    BEACON_INTERVAL_MS.start(),
+                    BEACON_INTERVAL_MS.end()
+                ),
+            ));
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         let mut query_addr = None;
@@ -160,17 +178,26 @@ fn beacon(
     facts: &Mutex<ServerFacts>,
     stop: &AtomicBool,
 ) {
+    // Never faster than the smallest accepted interval, whatever the caller passed.
+    let interval = cfg
+        .beacon_interval
+        .max(Duration::from_millis(*BEACON_INTERVAL_MS.start()));
     let mut next = Instant::now();
     while !stop.load(Ordering::SeqCst) {
-        if Instant::now() >= next {
+        let now = Instant::now();
+        if now >= next {
             if let Ok(bytes) = Message::from(beacon_message(&facts_of(facts))).encode()
                 && let Err(e) = socket.send_to(&bytes, cfg.beacon_target)
             {
                 tracing::debug!("beacon to {} failed: {e}", cfg.beacon_target);
             }
-            next += cfg.beacon_interval;
+            // After a stall (a suspended machine) send one beacon, not the missed backlog.
+            next += interval;
+            if next <= now {
+                next = now + interval;
+            }
         }
-        std::thread::sleep(Duration::from_millis(50).min(cfg.beacon_interval));
+        std::thread::sleep(Duration::from_millis(50).min(interval));
     }
 }
 
@@ -310,6 +337,21 @@ mod tests {
     }
 
     #[test]
+    fn a_beacon_interval_out_of_range_is_refused_not_looped() {
+        for ms in [0, 99, 60_001] {
+            let cfg = DiscoveryConfig {
+                beacon_enabled: true,
+                beacon_target: "127.0.0.1:9".parse().expect("addr"),
+                beacon_interval: Duration::from_millis(ms),
+                ..DiscoveryConfig::default()
+            };
+            let err = Discovery::start(cfg, Arc::new(Mutex::new(facts()))).expect_err("refused");
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+            assert!(err.to_string().contains(&format!("got {ms}")), "{err}");
+        }
+    }
+
+    #[test]
     fn the_responder_and_beacon_work_on_loopback_and_rate_limit() {
         let listener = UdpSocket::bind("127.0.0.1:0").expect("bind");
         listener
@@ -318,7 +360,7 @@ mod tests {
         let cfg = DiscoveryConfig {
             beacon_enabled: true,
             beacon_target: listener.local_addr().expect("addr"),
-            beacon_interval: Duration::from_millis(50),
+            beacon_interval: Duration::from_millis(100),
             query_enabled: true,
             query_bind: "127.0.0.1:0".parse().expect("addr"),
             per_address_rate: 3,

@@ -12,6 +12,9 @@ pub const RESPONSE_FAST_PATH_MAX: usize = 123;
 pub const CHUNK_PAYLOAD_MAX: usize = 505;
 /// Reassembled responses longer than this are discarded by clients.
 pub const MAX_REASSEMBLED_RESPONSE_BYTES: usize = 64 * 1024;
+/// Longest operator password `MsgAdminCommand::token` can carry (`char[30]`, NUL-terminated):
+/// a longer password can never authenticate.
+pub const ADMIN_TOKEN_MAX_BYTES: usize = FixedStr::<30>::CAPACITY;
 
 wire_struct! {
     /// Client → server operator-authenticated command.
