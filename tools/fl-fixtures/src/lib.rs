@@ -65,23 +65,27 @@ pub fn required() -> bool {
 
 /// `rel` (a path inside the shared directory) if it exists there; otherwise panics under
 /// `FL_REQUIRE_FIXTURES=1` or records a whole-test skip and returns `None`.
+#[track_caller]
 pub fn reference(rel: &str) -> Option<PathBuf> {
     find(rel, None)
 }
 
 /// Like [`reference`] for a test that still runs a reduced form without the material:
 /// `instead` says what it runs (recorded in the skip line), e.g. "flew test_jet only".
+#[track_caller]
 pub fn reference_or(rel: &str, instead: &str) -> Option<PathBuf> {
     find(rel, Some(instead))
 }
 
 /// The fixture pack directory (see [`reference`]).
+#[track_caller]
 pub fn fixture_pack() -> Option<PathBuf> {
     reference(FIXTURE_PACK)
 }
 
 /// The fixture pack directory for a test that runs a reduced form without it (see
 /// [`reference_or`]).
+#[track_caller]
 pub fn fixture_pack_or(instead: &str) -> Option<PathBuf> {
     reference_or(FIXTURE_PACK, instead)
 }
@@ -99,6 +103,7 @@ pub fn skip(why: &str) {
     record(why);
 }
 
+#[track_caller]
 fn find(rel: &str, instead: Option<&str>) -> Option<PathBuf> {
     let looked = candidates();
     if let Some(found) = looked.iter().map(|d| d.join(rel)).find(|p| p.exists()) {

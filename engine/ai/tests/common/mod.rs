@@ -17,6 +17,7 @@ use std::path::Path;
 
 /// The fixture pack, or `None` after recording the whole test as skipped (a failure under
 /// `FL_REQUIRE_FIXTURES=1`); the workspace's one locator is `fl-fixtures`.
+#[track_caller]
 pub fn pack() -> Option<std::path::PathBuf> {
     fl_fixtures::fixture_pack()
 }

@@ -10,6 +10,7 @@ pub use fl_fixtures::{PACK_AIRCRAFT, pack_model_path};
 
 /// The fixture pack, or `None` after recording the whole test as skipped (a failure under
 /// `FL_REQUIRE_FIXTURES=1`).
+#[track_caller]
 pub fn pack() -> Option<PathBuf> {
     fl_fixtures::fixture_pack()
 }
@@ -27,6 +28,7 @@ pub fn test_jet() -> AircraftModel {
 
 /// Our test jet, then every pack aircraft. Without the pack the test runs on the test jet alone
 /// and records itself as a partial skip (a failure under `FL_REQUIRE_FIXTURES=1`).
+#[track_caller]
 pub fn all_models() -> Vec<(String, AircraftModel)> {
     let mut v = vec![("test_jet".to_string(), test_jet())];
     if let Some(pack) = fl_fixtures::fixture_pack_or("flew test_jet only") {
