@@ -29,6 +29,14 @@ pub enum DecodeError {
     /// A structural rule of the message is broken (the text names which).
     #[error("{msg}: {reason}")]
     Malformed { msg: &'static str, reason: String },
+    /// A floating-point field that must be finite holds NaN or an infinity (`index`: which
+    /// entry of a table).
+    #[error("{msg}: {field} {index} is not finite")]
+    NonFinite {
+        msg: &'static str,
+        field: &'static str,
+        index: usize,
+    },
 }
 
 impl DecodeError {

@@ -159,6 +159,9 @@ impl SnapshotWriter {
     /// Stitches one record body: its origin's index (added to the table on first use), then
     /// the body bytes.
     pub fn push(&mut self, origin: [f64; 3], body: &RecordBody) -> Result<(), EncodeError> {
+        if !origin.iter().all(|v| v.is_finite()) {
+            return Err(non_finite_origin());
+        }
         if self.record_count >= usize::from(u16::MAX) {
             return Err(EncodeError::TooMany {
                 msg: MSG,
@@ -388,6 +391,13 @@ impl SnapshotDecoder {
     }
 }
 
+fn non_finite_origin() -> EncodeError {
+    EncodeError::Invalid {
+        msg: MSG,
+        reason: "an origin is not finite (the decoder would refuse the packet)".into(),
+    }
+}
+
 type Body = (Vec<[f64; 3]>, Vec<SnapshotRecord>, Extensions);
 
 fn parse_body(header: &SnapshotHeader, body: &[u8]) -> Result<Body, DecodeError> {
@@ -413,14 +423,26 @@ fn parse_body(header: &SnapshotHeader, body: &[u8]) -> Result<Body, DecodeError>
     }
     let origins = body[..table]
         .chunks_exact(ORIGIN_BYTES)
-        .map(|c| {
-            std::array::from_fn(|i| {
+        .enumerate()
+        .map(|(index, c)| {
+            let o: [f64; 3] = std::array::from_fn(|i| {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(&c[i * 8..i * 8 + 8]);
                 f64::from_le_bytes(b)
-            })
+            });
+            // Every position is origin + offset: a NaN or infinite origin would poison every
+            // record that refers to it, down to the renderer.
+            if o.iter().all(|v| v.is_finite()) {
+                Ok(o)
+            } else {
+                Err(DecodeError::NonFinite {
+                    msg: MSG,
+                    field: "origin",
+                    index,
+                })
+            }
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     let stream = &body[table..stream_end];
     let mut reader = BitReader::new(stream);
     let mut records = Vec::with_capacity(record_count);
@@ -462,6 +484,9 @@ impl WorldSnapshot {
                     count: self.origins.len(),
                     max: usize::from(u16::MAX),
                 });
+            }
+            if !o.iter().all(|v| v.is_finite()) {
+                return Err(non_finite_origin());
             }
             writer.origins.push(*o);
         }
@@ -636,6 +661,51 @@ mod tests {
         fewer_origins[16] = 0;
         fewer_origins[17] = 0;
         assert!(WorldSnapshot::decode(&fewer_origins).is_err());
+    }
+
+    #[test]
+    fn non_finite_origins_are_rejected_by_the_decoder() {
+        let (snap, ext) = sample();
+        let bytes = snap.encode(&ext).expect("encodes");
+        assert!(snap.origins.len() > 2);
+        for (origin, axis, bad) in [
+            (0usize, 0usize, f64::NAN),
+            (1, 1, f64::INFINITY),
+            (2, 2, f64::NEG_INFINITY),
+        ] {
+            let mut crafted = bytes.clone();
+            let at = HEADER_BYTES + origin * ORIGIN_BYTES + axis * 8;
+            crafted[at..at + 8].copy_from_slice(&bad.to_le_bytes());
+            let err = WorldSnapshot::decode(&crafted).expect_err("non-finite origin");
+            assert_eq!(
+                err,
+                DecodeError::NonFinite {
+                    msg: MSG,
+                    field: "origin",
+                    index: origin
+                }
+            );
+            assert_eq!(
+                err.to_string(),
+                format!("MsgWorldSnapshot: origin {origin} is not finite")
+            );
+        }
+        // A NaN with a payload (any exponent-all-ones pattern) is caught too.
+        let mut crafted = bytes;
+        crafted[HEADER_BYTES..HEADER_BYTES + 8]
+            .copy_from_slice(&0x7ff0_0000_dead_beef_u64.to_le_bytes());
+        assert!(WorldSnapshot::decode(&crafted).is_err());
+    }
+
+    #[test]
+    fn the_encoder_refuses_a_non_finite_origin() {
+        let (mut snap, ext) = sample();
+        snap.origins[0][1] = f64::NAN;
+        assert!(snap.encode(&ext).is_err());
+        let e = EncodedEntity::encode(&state(1, 10.0));
+        let mut w = SnapshotWriter::new();
+        w.begin();
+        assert!(w.push([f64::INFINITY, 0.0, 0.0], &e.full).is_err());
     }
 
     #[test]
