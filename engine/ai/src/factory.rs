@@ -31,7 +31,10 @@ pub const BEHAVIOURS: [&str; 9] = [
     "defend",
 ];
 
-/// Why a behaviour could not be built.
+/// Why a behaviour could not be built. Each variant is one self-contained line a person reads
+/// as a whole (a config key's value, a `--ai` argument): the parameter or state-machine detail
+/// is part of the text and deliberately not also exposed as `source`, so printing the chain
+/// (anyhow's `{:#}`) never says it twice.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FactoryError {
     /// The spec was empty.
@@ -89,22 +92,20 @@ pub enum FactoryError {
         problem: String,
     },
     /// A value of the right kind but outside the parameter's range.
-    #[error("{behaviour}: {source}")]
+    #[error("{behaviour}: {error}")]
     Param {
         /// Behaviour.
         behaviour: &'static str,
-        /// The range error.
-        #[source]
-        source: ParamError,
+        /// The range error (in the text, not a `source`).
+        error: ParamError,
     },
     /// The state machine a template describes is inconsistent (a bug in the template).
-    #[error("{behaviour}: {source}")]
+    #[error("{behaviour}: {error}")]
     StateMachine {
         /// Behaviour.
         behaviour: &'static str,
-        /// The builder's error.
-        #[source]
-        source: StateMachineError,
+        /// The builder's error (in the text, not a `source`).
+        error: StateMachineError,
     },
 }
 
@@ -330,7 +331,7 @@ impl Parser<'_, '_> {
     fn param(&self, e: ParamError) -> FactoryError {
         FactoryError::Param {
             behaviour: self.behaviour,
-            source: e,
+            error: e,
         }
     }
 
@@ -626,9 +627,9 @@ impl Parser<'_, '_> {
         &self,
         b: crate::state_machine::StateMachineBuilder,
     ) -> Result<Box<dyn Controller>, FactoryError> {
-        let sm: StateMachine = b.build().map_err(|source| FactoryError::StateMachine {
+        let sm: StateMachine = b.build().map_err(|error| FactoryError::StateMachine {
             behaviour: self.behaviour,
-            source,
+            error,
         })?;
         Ok(Box::new(sm))
     }

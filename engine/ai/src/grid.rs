@@ -1,38 +1,32 @@
-//! [`GridWorld`]: a ready-made [`WorldView`] over a slot-indexed entity table and a uniform XZ
-//! spatial hash, for tests, tools and any server that does not bring its own index.
+//! [`GridWorld`]: a ready-made [`WorldView`] over a slot-indexed entity table and the
+//! workspace's one spatial hash ([`SpatialIndex`], which the server's interest management uses
+//! too), for the server's AI pass, tests and tools.
 //!
-//! Owns: bucketing by world X and Z, radius queries that visit each candidate once. Must not:
-//! change during an AI pass (build it, then share it read-only across the worker threads).
+//! Owns: the slot table and keeping the hash in step with it. Must not: change during an AI
+//! pass (build it, then share it read-only across the worker threads).
 
+use crate::spatial::SpatialIndex;
 use crate::view::{EntityView, WorldView};
 use fl_flight::math::Vec3;
-use std::collections::HashMap;
 
-/// Cells per axis beyond which a query scans the whole table instead of the hash.
-const MAX_CELLS_PER_AXIS: i64 = 64;
-
-/// Entity table plus a uniform XZ hash. Lookups by key only — the map is never iterated, so the
-/// hash's order cannot leak into results.
+/// Entity table plus a uniform XZ hash; the visiting order depends only on the inserts.
 #[derive(Debug, Clone)]
 pub struct GridWorld {
-    cell_m: f64,
     slots: Vec<Option<EntityView>>,
-    cells: HashMap<(i64, i64), Vec<u32>>,
+    index: SpatialIndex,
+}
+
+fn xyz(p: Vec3) -> [f64; 3] {
+    [p.x, p.y, p.z]
 }
 
 impl GridWorld {
     /// An empty world with cells of `cell_m` metres (clamped to at least 1 m; non-finite values
     /// become 1 km).
     pub fn new(cell_m: f64) -> Self {
-        let cell_m = if cell_m.is_finite() {
-            cell_m.max(1.0)
-        } else {
-            1000.0
-        };
         Self {
-            cell_m,
             slots: Vec::new(),
-            cells: HashMap::new(),
+            index: SpatialIndex::new(cell_m),
         }
     }
 
@@ -45,14 +39,6 @@ impl GridWorld {
         w
     }
 
-    fn cell_of(&self, p: Vec3) -> (i64, i64) {
-        // `as` saturates (and maps NaN to 0), so hostile positions cannot panic here.
-        (
-            libm::floor(p.x / self.cell_m) as i64,
-            libm::floor(p.z / self.cell_m) as i64,
-        )
-    }
-
     /// Puts `e` in slot `e.id.index`, replacing the slot's previous occupant.
     pub fn insert(&mut self, e: EntityView) {
         let i = e.id.index as usize;
@@ -60,23 +46,16 @@ impl GridWorld {
             self.slots.resize(i + 1, None);
         }
         if let Some(old) = self.slots[i].take() {
-            let c = self.cell_of(old.position);
-            if let Some(v) = self.cells.get_mut(&c) {
-                v.retain(|&x| x != e.id.index);
-            }
+            self.index.remove(e.id.index, xyz(old.position));
         }
-        let c = self.cell_of(e.position);
-        self.cells.entry(c).or_default().push(e.id.index);
+        self.index.insert(e.id.index, xyz(e.position));
         self.slots[i] = Some(e);
     }
 
     /// Empties slot `index`.
     pub fn remove(&mut self, index: u32) {
         if let Some(old) = self.slots.get_mut(index as usize).and_then(Option::take) {
-            let c = self.cell_of(old.position);
-            if let Some(v) = self.cells.get_mut(&c) {
-                v.retain(|&x| x != index);
-            }
+            self.index.remove(index, xyz(old.position));
         }
     }
 
@@ -102,30 +81,12 @@ impl WorldView for GridWorld {
     }
 
     fn for_each_near(&self, centre: Vec3, radius_m: f64, visit: &mut dyn FnMut(&EntityView)) {
-        if radius_m.is_nan() || radius_m < 0.0 || !centre.is_finite() {
-            return;
-        }
-        let lo = self.cell_of(Vec3::new(centre.x - radius_m, 0.0, centre.z - radius_m));
-        let hi = self.cell_of(Vec3::new(centre.x + radius_m, 0.0, centre.z + radius_m));
-        let span_x = hi.0.saturating_sub(lo.0);
-        let span_z = hi.1.saturating_sub(lo.1);
-        if span_x > MAX_CELLS_PER_AXIS || span_z > MAX_CELLS_PER_AXIS {
-            for e in self.slots.iter().flatten() {
+        // Exact: only entities within the radius (the contract allows more; none are sent).
+        self.index.for_each_within(xyz(centre), radius_m, |i| {
+            if let Some(e) = self.slots.get(i as usize).and_then(Option::as_ref) {
                 visit(e);
             }
-            return;
-        }
-        for cx in lo.0..=hi.0 {
-            for cz in lo.1..=hi.1 {
-                if let Some(ids) = self.cells.get(&(cx, cz)) {
-                    for &i in ids {
-                        if let Some(e) = self.slots.get(i as usize).and_then(Option::as_ref) {
-                            visit(e);
-                        }
-                    }
-                }
-            }
-        }
+        });
     }
 }
 
@@ -176,7 +137,7 @@ mod tests {
                 }
             }
         }
-        // A radius spanning more than 64 cells falls back to a full scan.
+        // A radius spanning more cells than the hash holds falls back to a full scan.
         assert_eq!(visited(&w, Vec3::ZERO, 1.0e6).len(), 400);
     }
 
@@ -187,7 +148,7 @@ mod tests {
         w.insert(e(3, 1000.0, 0.0));
         assert_eq!(w.len(), 1);
         assert!(visited(&w, Vec3::ZERO, 10.0).is_empty());
-        assert_eq!(visited(&w, Vec3::new(1000.0, 0.0, 0.0), 10.0), [3]);
+        assert_eq!(visited(&w, Vec3::new(1000.0, 500.0, 0.0), 10.0), [3]);
         w.remove(3);
         w.remove(99);
         assert!(w.is_empty());

@@ -16,6 +16,7 @@ pub mod controllers;
 pub mod factory;
 pub mod grid;
 pub mod guidance;
+pub mod spatial;
 pub mod state_machine;
 pub mod view;
 
@@ -28,6 +29,7 @@ pub use controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};
 pub use controllers::waypoint::{Waypoint, WaypointParams};
 pub use factory::{BEHAVIOURS, FactoryContext, FactoryError, build, build_from_line, build_named};
 pub use grid::GridWorld;
+pub use spatial::SpatialIndex;
 pub use state_machine::{Condition, StateMachine, StateMachineBuilder, StateMachineError};
 pub use view::{
     DEFAULT_THREAT_RADIUS_M, EntityId, EntityView, Faction, FlightLimits, Target, TargetTracker,

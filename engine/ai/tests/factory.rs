@@ -202,6 +202,31 @@ fn bad_input_is_a_clear_error() {
     }
 }
 
+/// The error and its causes joined as anyhow's `{:#}` prints them.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        next = s.source();
+    }
+    out
+}
+
+#[test]
+fn a_parameter_error_is_said_once_in_the_chain() {
+    for (line, detail) in [
+        ("lead 3 nav_gain=9", "`nav_gain` = 9"),
+        ("lag 3 1.5", "`lag_fraction` = 1.5"),
+    ] {
+        let e = err(line);
+        assert!(matches!(e, FactoryError::Param { .. }), "{line}: {e:?}");
+        let text = chain(&e);
+        assert_eq!(text.matches(detail).count(), 1, "{line}: {text}");
+    }
+}
+
 #[test]
 fn garbage_never_panics() {
     let w = world();

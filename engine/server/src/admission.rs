@@ -274,12 +274,16 @@ pub fn sanitize_callsign(s: &str) -> String {
         .to_owned()
 }
 
-/// Compares without an early exit on the first differing byte (the length still shows).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+/// The server's one secret comparison (join password, admin token): no early exit on the
+/// first differing byte, so the time taken does not say how much of a guess was right (the
+/// length still shows; the secrets' lengths are not the secret).
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    // Keeps the optimiser from turning the fold back into a short-circuiting compare.
+    std::hint::black_box(diff) == 0
 }
 
 #[cfg(test)]
@@ -289,6 +293,18 @@ mod tests {
 
     fn ip(last: u8) -> IpAddr {
         IpAddr::from([127, 0, 0, last])
+    }
+
+    #[test]
+    fn constant_time_eq_compares_every_byte() {
+        assert!(constant_time_eq(b"", b""));
+        assert!(constant_time_eq(b"hunter2", b"hunter2"));
+        assert!(!constant_time_eq(b"hunter2", b"Hunter2"), "first byte");
+        assert!(!constant_time_eq(b"hunter2", b"hunter3"), "last byte");
+        assert!(!constant_time_eq(b"hunter2", b"hunter"), "a prefix");
+        assert!(!constant_time_eq(b"", b"x"));
+        // Bytes that differ only in bits a short-circuit of a sum would cancel out.
+        assert!(!constant_time_eq(&[0x01, 0xFF], &[0xFF, 0x01]));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! lockout), server notices, and the weather broadcast.
 
 use super::{Server, send};
+use crate::admission::constant_time_eq;
 use fl_net::{Channel, PeerId};
 use fl_protocol::FixedStr;
 use fl_protocol::ack::AckStamp;
@@ -125,8 +126,4 @@ impl Server {
             );
         }
     }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
