@@ -70,13 +70,14 @@ pub trait Pilot {
 /// Resolves flight models by asset name through a content stack (cached).
 #[derive(Debug)]
 pub struct ModelResolver {
-    content: Option<Content>,
+    content: Option<Arc<Content>>,
     cache: BTreeMap<String, Option<Arc<AircraftModel>>>,
 }
 
 impl ModelResolver {
-    /// A resolver over `content` (`None`: the builtin content, loaded on first use).
-    pub fn new(content: Option<Content>) -> Self {
+    /// A resolver over `content` (the client's stack, the one the server loads too; `None`: the
+    /// builtin content, loaded on first use).
+    pub fn new(content: Option<Arc<Content>>) -> Self {
         Self {
             content,
             cache: BTreeMap::new(),
@@ -94,7 +95,7 @@ impl ModelResolver {
         }
         if self.content.is_none() {
             match Content::builtin() {
-                Ok(c) => self.content = Some(c),
+                Ok(c) => self.content = Some(Arc::new(c)),
                 Err(e) => tracing::warn!("builtin content: {e}"),
             }
         }
@@ -166,8 +167,9 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// A client over a session, resolving flight models through `content` (`None` = builtin).
-    pub fn new(session: ClientSession, cfg: ClientConfig, content: Option<Content>) -> Self {
+    /// A client over a session, resolving flight models through `content` (the client's loaded
+    /// stack; `None` = builtin only).
+    pub fn new(session: ClientSession, cfg: ClientConfig, content: Option<Arc<Content>>) -> Self {
         Self {
             clock: InputClock::new(cfg.max_catchup_ticks),
             prediction: ClientPrediction::new(
@@ -209,6 +211,14 @@ impl Client {
 
     pub fn clock(&self) -> &InputClock {
         &self.clock
+    }
+
+    /// The type id of the aircraft flown (from the server's type table; `None` before the first
+    /// snapshot of the own entity).
+    pub fn own_type_id(&self) -> Option<String> {
+        let idx = self.own_type?;
+        let def = self.session.types().get(&idx)?;
+        Some(def.id.as_str().to_owned())
     }
 
     /// The last frame built.

@@ -60,6 +60,9 @@ pub struct HeadlessOptions {
     /// A pinned server fingerprint (connect mode; wins over `known_hosts`).
     pub pin: Option<Fingerprint>,
     pub local: LocalServerConfig,
+    /// The client's content stack (prediction resolves the flown type's flight model in it;
+    /// `None`: the builtin content only).
+    pub content: Option<std::sync::Arc<fl_content::Content>>,
 }
 
 impl Default for HeadlessOptions {
@@ -77,6 +80,7 @@ impl Default for HeadlessOptions {
             known_hosts: None,
             pin: None,
             local: LocalServerConfig::default(),
+            content: None,
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct SessionSummary {
     pub retryable: Option<bool>,
     pub build_warning: Option<String>,
     pub own_entity: Option<(u32, u32)>,
+    /// The type id of the aircraft flown (from the server's type table).
+    pub aircraft: Option<String>,
     pub motd: Vec<String>,
     pub notices: Vec<String>,
     pub entity_types: usize,
@@ -267,6 +273,7 @@ pub fn summarize(
             retryable: ended.map(|e| e.is_retryable()),
             build_warning: s.build_warning(),
             own_entity: s.own_entity().map(|o| (o.idx, o.generation)),
+            aircraft: client.own_type_id(),
             motd: s.motd().map(|m| m.lines.clone()).unwrap_or_default(),
             notices: s.notices().iter().map(|n| n.text.clone()).collect(),
             entity_types: s.types().len(),
@@ -455,7 +462,7 @@ fn real_time(
     pilot: &mut dyn Pilot,
     started: Instant,
 ) -> HeadlessSummary {
-    let mut client = Client::new(session, opts.client.clone(), None);
+    let mut client = Client::new(session, opts.client.clone(), opts.content.clone());
     let frame = Duration::from_secs_f64(1.0 / opts.frame_rate.clamp(1.0, 1000.0));
     let limit = Duration::from_secs_f64(opts.seconds.max(0.0));
     loop {

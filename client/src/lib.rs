@@ -12,6 +12,8 @@
 //! - [`bridge`]: remote aircraft interpolated from a snapshot buffer a little in the past, and the
 //!   one render list per frame;
 //! - [`client`]: the frame loop composing the four;
+//! - [`content`]: the client's content stack, loaded as the server loads its own (the user's
+//!   mods folder, `--mods`, `--pack`) and the `--aircraft` choice;
 //! - [`local_server`]: the embedded single-player server (fl-server on its own thread, QUIC on
 //!   loopback — the same transport and handshake as multiplayer);
 //! - [`headless`] and [`sim`]: the windowless client loop and its JSON summary, on a real network
@@ -22,6 +24,7 @@
 pub mod autopilot;
 pub mod bridge;
 pub mod client;
+pub mod content;
 pub mod entities;
 pub mod geom;
 pub mod headless;

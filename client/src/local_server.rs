@@ -10,7 +10,7 @@
 //! Owns the server threads and, when none was given, a temporary directory for the server's TLS
 //! identity (removed on drop). Binds loopback only.
 
-use fl_content::{Content, ErrorPolicy, LoadOptions};
+use fl_content::{Content, StackSources, load_stack, log_loaded};
 use fl_net::quic::{Fingerprint, QuicServer, ServerConfig as QuicConfig};
 use fl_server::runtime::{Command, Metrics, RuntimeConfig, ServerHandle, spawn};
 use fl_server::server::{Server, ServerConfig, SpawnPoint};
@@ -18,6 +18,7 @@ use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -28,7 +29,10 @@ pub struct LocalServerConfig {
     pub server: ServerConfig,
     /// Where the server keeps its TLS identity (`None`: a temporary directory).
     pub data_dir: Option<PathBuf>,
-    /// Content packs to load (besides the builtin content).
+    /// The content stack the client loaded (the same packs fly on both sides). `None`: load
+    /// `mods_dirs` and `pack_dirs` here (besides the builtin content).
+    pub content: Option<Arc<Content>>,
+    /// Content packs to load when `content` is `None`.
     pub pack_dirs: Vec<PathBuf>,
     pub mods_dirs: Vec<PathBuf>,
     /// AI aircraft to spawn (an `fl-ai` factory line each flies).
@@ -44,6 +48,7 @@ impl Default for LocalServerConfig {
                 ..ServerConfig::default()
             },
             data_dir: None,
+            content: None,
             pack_dirs: Vec::new(),
             mods_dirs: Vec::new(),
             ai_aircraft: 0,
@@ -69,6 +74,8 @@ pub enum LocalServerError {
     Thread(#[source] std::io::Error),
     #[error("content failed to load: {0}")]
     Content(String),
+    #[error("[world] player_entity_type")]
+    Aircraft(#[source] fl_content::AircraftChoiceError),
     #[error("cannot bind the loopback QUIC endpoint: {0}")]
     Bind(#[source] fl_net::quic::QuicError),
     #[error("the server did not become ready within {0:?}")]
@@ -233,17 +240,26 @@ impl Drop for LocalServer {
 
 fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
     std::fs::create_dir_all(&data_dir).map_err(LocalServerError::DataDir)?;
-    let content = if cfg.pack_dirs.is_empty() && cfg.mods_dirs.is_empty() {
-        Content::builtin()
-    } else {
-        Content::load(&LoadOptions {
-            mods_dirs: cfg.mods_dirs.clone(),
-            pack_dirs: cfg.pack_dirs.clone(),
-            on_error: ErrorPolicy::SkipAndReport,
-            ..LoadOptions::default()
-        })
-    }
-    .map_err(|e| LocalServerError::Content(e.to_string()))?;
+    let content = match &cfg.content {
+        Some(c) => c.clone(),
+        None => {
+            // The same loading path as fl-server and the client.
+            let load = load_stack(&StackSources {
+                mods_dirs: cfg.mods_dirs.clone(),
+                pack_dirs: cfg.pack_dirs.clone(),
+            });
+            let Some(c) = load.content else {
+                let lines: Vec<String> =
+                    load.findings.items.iter().map(ToString::to_string).collect();
+                return Err(LocalServerError::Content(lines.join("\n")));
+            };
+            log_loaded(&c);
+            Arc::new(c)
+        }
+    };
+    content
+        .aircraft_type(&cfg.server.player_entity_type)
+        .map_err(LocalServerError::Aircraft)?;
     let types = TypeRegistry::from_content(&content, 1);
     let quic = QuicServer::bind(
         SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),

@@ -3,11 +3,16 @@
 //!
 //! ```text
 //! fighters-legacy --headless [--connect HOST[:PORT] | --single-player | --linksim]
-//!                 [--seconds N] [--autopilot NAME]
+//!                 [--seconds N] [--autopilot NAME] [--aircraft TYPE]
+//!                 [--mods DIR]... [--pack DIR]...
 //! ```
+//!
+//! Content loads as on the server: the user's mods folder (`<data dir>/mods`), then `--mods`,
+//! then `--pack`; single player hands the same stack to the embedded server.
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use fighters_legacy::content::{self, ContentOptions};
 use fighters_legacy::headless::{HeadlessOptions, Mode, run};
 use fighters_legacy::session::SessionConfig;
 use fl_net::quic::Fingerprint;
@@ -70,16 +75,20 @@ struct Args {
     /// --single-player: AI aircraft in the embedded world.
     #[arg(long, default_value_t = 0)]
     ai: usize,
+    /// The aircraft to fly (a type id, e.g. fl-base:f5e): the single-player aircraft, and the
+    /// type asked for when joining a server. Must be a loaded type that flies.
+    #[arg(long, value_name = "TYPE", conflicts_with = "linksim")]
+    aircraft: Option<String>,
+    /// A mods directory to scan besides the user's mods folder (repeatable).
+    #[arg(long = "mods", value_name = "DIR", conflicts_with = "linksim")]
+    mods_dirs: Vec<PathBuf>,
+    /// A content pack directory to load (repeatable).
+    #[arg(long = "pack", value_name = "DIR", conflicts_with = "linksim")]
+    packs: Vec<PathBuf>,
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    fl_server::logging::init("warn");
     match main_inner(Args::parse()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -173,6 +182,23 @@ fn main_inner(args: Args) -> Result<bool> {
         ..HeadlessOptions::default()
     };
     opts.local.ai_aircraft = args.ai;
+    if !matches!(opts.mode, Mode::LinkSim { .. }) {
+        let content = content::load(
+            &ContentOptions {
+                user_mods: true,
+                mods_dirs: args.mods_dirs,
+                pack_dirs: args.packs,
+            },
+            args.aircraft.as_deref(),
+        )?;
+        if let Some(id) = &args.aircraft {
+            opts.session.requested_entity_type = id.clone();
+            opts.local.server.player_entity_type = id.clone();
+        }
+        opts.session.packs = content::manifest(&content);
+        opts.local.content = Some(content.clone());
+        opts.content = Some(content);
+    }
     let summary = run(&opts).context("headless run")?;
     println!(
         "{}",

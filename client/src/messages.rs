@@ -143,11 +143,14 @@ pub fn refusal_message(code: ConnectRefusalCode, reason: &str) -> String {
         }
         ConnectRefusalCode::RoleDenied => with_reason("The server would not grant that role"),
         ConnectRefusalCode::MissingRequiredPack => {
+            // Where a pack goes on this machine, so the player can act on the refusal.
+            let fix = crate::content::where_packs_go();
             if reason.is_empty() {
-                "The server requires content packs you do not have. Install them and reconnect."
-                    .to_owned()
+                format!(
+                    "The server requires content packs you do not have: {fix}, then reconnect."
+                )
             } else {
-                format!("{reason}. Install the missing pack(s) and reconnect.")
+                format!("{reason}: {fix}, then reconnect.")
             }
         }
         ConnectRefusalCode::EntitlementRequired => {
@@ -181,12 +184,15 @@ mod tests {
             seen.insert(m);
         }
         assert_eq!(seen.len(), ConnectRefusalCode::ALL.len(), "distinct texts");
-        assert_eq!(
-            refusal_message(
-                ConnectRefusalCode::MissingRequiredPack,
-                "Missing required pack(s): fl-base"
-            ),
-            "Missing required pack(s): fl-base. Install the missing pack(s) and reconnect."
+        let m = refusal_message(
+            ConnectRefusalCode::MissingRequiredPack,
+            "Missing required pack(s): fl-base",
+        );
+        assert!(
+            m.starts_with("Missing required pack(s): fl-base: ")
+                && m.contains("--pack DIR")
+                && m.ends_with("then reconnect."),
+            "{m}"
         );
         assert!(
             refusal_message(ConnectRefusalCode::Generic, "No connect request received.")

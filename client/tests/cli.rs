@@ -78,3 +78,95 @@ fn without_headless_it_says_what_to_do() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--connect"));
 }
+
+/// The client binary with its user data directory in `data` (so the machine's own mods folder
+/// never leaks into a test) and logs at `info`.
+fn isolated(data: &std::path::Path) -> Command {
+    let mut c = bin();
+    c.env("XDG_DATA_HOME", data)
+        .env("HOME", data)
+        .env("RUST_LOG", "info");
+    c
+}
+
+fn summary(out: &std::process::Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).expect("one JSON object")
+}
+
+/// The summary names the type flown, and the own aircraft was predicted with its own model.
+fn assert_flew_predicted(v: &serde_json::Value, id: &str) {
+    assert_eq!(v["session"]["admitted"], true, "{v}");
+    assert_eq!(v["session"]["aircraft"], id, "{v}");
+    assert_eq!(v["prediction"]["enabled"], true, "{v}");
+    assert!(
+        v["prediction"]["compared"].as_u64().is_some_and(|n| n > 10),
+        "prediction compared too little: {v}"
+    );
+    assert_eq!(v["prediction"]["corrections"], 0, "{v}");
+}
+
+#[test]
+fn an_unknown_aircraft_is_refused_with_the_ids_that_exist() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let out = isolated(data.path())
+        .args(["--headless", "--aircraft", "fl-base:nope"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown aircraft type \"fl-base:nope\"")
+            && err.contains("builtin:jet-trainer"),
+        "{err}"
+    );
+    // The cause is said once.
+    assert_eq!(err.matches("unknown aircraft type").count(), 1, "{err}");
+}
+
+#[test]
+fn the_fixture_packs_f5e_flies_predicted_in_single_player() {
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
+    let data = tempfile::tempdir().expect("tempdir");
+    let out = isolated(data.path())
+        .args(["--headless", "--single-player", "--seconds", "3"])
+        .arg("--pack")
+        .arg(&pack)
+        .args(["--aircraft", "fl-base:f5e", "--autopilot", "level"])
+        .output()
+        .expect("runs");
+    assert_flew_predicted(&summary(&out), "fl-base:f5e");
+}
+
+#[test]
+fn a_modders_pack_in_the_user_mods_folder_flies_and_logs_are_plain_text() {
+    let data = tempfile::tempdir().expect("tempdir");
+    // `$XDG_DATA_HOME/fighters-legacy/mods/<pack>`: the user's mods folder on Linux.
+    let pack = data.path().join("fighters-legacy/mods/my-pack");
+    fl_content::example::write_example_pack(&pack, "my-pack", "my", "trainer").expect("pack");
+    let log = data.path().join("client.log");
+    let out = isolated(data.path())
+        .args(["--headless", "--single-player", "--seconds", "3"])
+        .args(["--aircraft", "my:trainer", "--autopilot", "level"])
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .output()
+        .expect("runs");
+    assert_flew_predicted(&summary(&out), "my:trainer");
+    let log = std::fs::read(&log).expect("log");
+    let text = String::from_utf8_lossy(&log);
+    assert!(
+        text.contains("my:trainer"),
+        "the loaded types are logged: {text}"
+    );
+    assert!(
+        !log.contains(&0x1b),
+        "colour codes in a log written to a file: {text}"
+    );
+}

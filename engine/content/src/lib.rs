@@ -7,7 +7,8 @@
 //! `MsgEntityTypeDef` carries. Must not: depend on the wire crate (records are plain data), run
 //! Lua or parse missions (later issues), or let hash-map order reach any output.
 //!
-//! The server's entry points: [`Content::load`] (or [`Content::builtin`]), then
+//! Both programs load through [`load_stack`] and report with [`findings`] (one format for
+//! every finding). The server's entry points: [`Content::load`] (or [`Content::builtin`]), then
 //! [`Content::types`] / [`Content::type_records`] for the registry, [`EntityType::flight_model`] to
 //! spawn, and [`Content::read_asset`] for bytes. See `docs/content.md`.
 
@@ -17,9 +18,12 @@ mod content;
 pub mod defs;
 pub mod entity;
 pub mod error;
+pub mod example;
+pub mod findings;
 mod load;
 pub mod manifest;
 pub mod names;
+pub mod stack;
 mod toml_read;
 
 pub use assets::{AssetKind, AssetLimits, PackRoot};
@@ -27,5 +31,7 @@ pub use content::{Content, EntityType, PackInfo, Payload, ResolvedAsset, TypeRec
 pub use defs::{SensorRef, WeaponDef, WeaponType};
 pub use entity::{Category, EntityDef, Hardpoint, ProjectileKind};
 pub use error::{AssetError, ContentError, ContentWarning};
+pub use findings::{Finding, Findings, Severity, log_loaded};
 pub use load::{ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS, Override};
 pub use manifest::{Manifest, TrustLevel};
+pub use stack::{AircraftChoiceError, StackLoad, StackSources, UnusedAssets, load_stack};

@@ -143,7 +143,8 @@ struct Loader {
 
 impl Loader {
     fn fail(&mut self, e: ContentError) {
-        tracing::error!("{e}");
+        // Not logged here: the caller reports every finding once, in one format (`findings`).
+        tracing::debug!("{e}");
         self.errors.push(e);
     }
 
@@ -632,9 +633,6 @@ impl Content {
             }
         }
 
-        for w in &ld.warnings {
-            tracing::warn!("{w}");
-        }
         if ld.policy == ErrorPolicy::Fail && !ld.errors.is_empty() {
             return Err(LoadFailure {
                 errors: ld.errors,

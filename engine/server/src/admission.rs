@@ -80,6 +80,8 @@ pub struct JoinRequest {
     pub entity_type: String,
     pub callsign: String,
     pub identity: Option<String>,
+    /// The pack ids the client reported mounted (a pilot flying a pack's type needs that pack).
+    pub packs: Vec<String>,
 }
 
 /// Per-IP admission state.
@@ -261,6 +263,7 @@ impl Admission {
             entity_type: req.requested_entity_type.as_str().to_owned(),
             callsign: sanitize_callsign(req.callsign.as_str()),
             identity,
+            packs: req.packs.iter().map(|p| p.id.as_str().to_owned()).collect(),
         })
     }
 }

@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use fl_content::{Content, ErrorPolicy, LoadOptions};
+use fl_content::{Finding, Severity, StackSources, load_stack, log_loaded};
 use fl_net::quic::{QuicServer, ServerConfig as QuicConfig};
 use fl_server::config_file::{FileConfig, load_or_create};
 use fl_server::discovery::{Discovery, ServerFacts};
@@ -49,17 +49,29 @@ struct Args {
     /// AI aircraft to spawn at start (overrides [world] ai_aircraft).
     #[arg(long)]
     ai: Option<usize>,
+    /// Load the configuration and the content stack, print every finding
+    /// (`file:line: error|warning: key: message`) and a summary, and exit: 1 on any error, 0
+    /// otherwise. Binds nothing and writes nothing.
+    #[arg(long)]
+    check: bool,
 }
 
 fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    match run(Args::parse()) {
+    let args = Args::parse();
+    if args.check {
+        // The report goes to stdout; the log stays quiet unless asked for.
+        fl_server::logging::init("warn");
+        return match check(&args) {
+            Ok(true) => std::process::ExitCode::SUCCESS,
+            Ok(false) => std::process::ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("fl-server: {e:#}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
+    fl_server::logging::init("info");
+    match run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("fl-server: {e:#}");
@@ -74,6 +86,88 @@ fn write_atomically(path: &PathBuf, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// The configuration with the environment and the command line applied.
+fn configure(mut file: FileConfig, args: &Args) -> Result<FileConfig> {
+    file.apply_env(|k| std::env::var(k).ok())?;
+    if let Some(b) = args.bind {
+        file.server.bind = b.to_string();
+    }
+    if let Some(p) = args.port {
+        file.server.port = p;
+    }
+    if let Some(d) = &args.data_dir {
+        file.server.data_dir = d.clone();
+    }
+    if !args.mods_dirs.is_empty() {
+        file.content.mods_dirs = args.mods_dirs.clone();
+    }
+    file.content.packs.extend(args.packs.iter().cloned());
+    if let Some(w) = args.workers {
+        file.world.sim_worker_threads = w;
+    }
+    if let Some(n) = args.ai {
+        file.world.ai_aircraft = n;
+    }
+    Ok(file)
+}
+
+fn stack_sources(file: &FileConfig) -> StackSources {
+    StackSources {
+        mods_dirs: file.content.mods_dirs.clone(),
+        pack_dirs: file.content.packs.clone(),
+    }
+}
+
+/// `--check`: the configuration (read, never written) and the content stack, reported on
+/// stdout in the findings format. `Ok(false)` when anything is an error.
+fn check(args: &Args) -> Result<bool> {
+    let file = if args.config.exists() {
+        let text = std::fs::read_to_string(&args.config)
+            .with_context(|| format!("reading {}", args.config.display()))?;
+        let (file, unknown) = fl_server::config_file::parse(&args.config, &text)?;
+        for key in unknown {
+            println!(
+                "{}: warning: `{key}`: unknown key (ignored)",
+                args.config.display()
+            );
+        }
+        file
+    } else {
+        println!(
+            "{}: not found; checking the defaults (a running server writes this file)",
+            args.config.display()
+        );
+        FileConfig::default()
+    };
+    let file = configure(file, args)?;
+    let load = load_stack(&stack_sources(&file));
+    let mut findings = load.findings;
+    if let Some(content) = &load.content
+        && let Err(e) = content.aircraft_type(&file.world.player_entity_type)
+    {
+        findings.items.push(Finding {
+            severity: Severity::Error,
+            file: args.config.clone(),
+            line: 0,
+            key: "world.player_entity_type".into(),
+            message: e.to_string(),
+        });
+    }
+    for f in &findings.items {
+        println!("{f}");
+    }
+    if let Some(content) = &load.content {
+        for line in content.unused_assets_lines() {
+            println!("{line}");
+        }
+    }
+    println!(
+        "fl-server --check: {}",
+        findings.summary(load.content.as_ref())
+    );
+    Ok(findings.errors() == 0)
+}
+
 fn run(args: Args) -> Result<()> {
     let loaded = load_or_create(&args.config)?;
     if loaded.created {
@@ -85,42 +179,28 @@ fn run(args: Args) -> Result<()> {
     for key in &loaded.unknown_keys {
         tracing::warn!("{}: unknown key {key} (ignored)", args.config.display());
     }
-    let mut file: FileConfig = loaded.config;
-    file.apply_env(|k| std::env::var(k).ok())?;
-    if let Some(b) = args.bind {
-        file.server.bind = b.to_string();
-    }
-    if let Some(p) = args.port {
-        file.server.port = p;
-    }
-    if let Some(d) = args.data_dir {
-        file.server.data_dir = d;
-    }
-    if !args.mods_dirs.is_empty() {
-        file.content.mods_dirs = args.mods_dirs;
-    }
-    file.content.packs.extend(args.packs);
-    if let Some(w) = args.workers {
-        file.world.sim_worker_threads = w;
-    }
-    if let Some(n) = args.ai {
-        file.world.ai_aircraft = n;
-    }
+    let file = configure(loaded.config, &args)?;
 
-    let content = Content::load(&LoadOptions {
-        mods_dirs: file.content.mods_dirs.clone(),
-        pack_dirs: file.content.packs.clone(),
-        on_error: ErrorPolicy::SkipAndReport,
-        ..LoadOptions::default()
-    })
-    .map_err(|e| anyhow::anyhow!("{e}"))
-    .context("loading content")?;
-    for w in content.warnings() {
-        tracing::warn!("content: {w}");
-    }
-    for p in content.packs() {
-        tracing::info!("content pack {} {}", p.id, p.version);
-    }
+    let load = load_stack(&stack_sources(&file));
+    let Some(content) = load.content else {
+        for f in &load.findings.items {
+            tracing::error!("{f}");
+        }
+        anyhow::bail!(
+            "content failed to load ({} error(s), listed above)",
+            load.findings.errors()
+        );
+    };
+    log_loaded(&content);
+    content
+        .aircraft_type(&file.world.player_entity_type)
+        .with_context(|| {
+            format!(
+                "{}: [world] player_entity_type = {:?}",
+                args.config.display(),
+                file.world.player_entity_type
+            )
+        })?;
     let types = TypeRegistry::from_content(&content, 1);
 
     let bind: IpAddr = file.server.bind.parse().with_context(|| {

@@ -22,6 +22,8 @@ pub struct ServerType {
     pub limits: FlightLimits,
     pub payload_mass_kg: f64,
     pub payload_cd0: f64,
+    /// The pack the type comes from (`None`: builtin). A client flying it needs that pack.
+    pub pack: Option<String>,
 }
 
 /// The registry.
@@ -69,6 +71,10 @@ impl TypeRegistry {
                     limits,
                     payload_mass_kg: t.payload.mass_kg,
                     payload_cd0: t.payload.cd0,
+                    pack: match &t.source {
+                        fl_content::TypeSource::Builtin => None,
+                        fl_content::TypeSource::Pack(p) => Some(p.clone()),
+                    },
                 }
             })
             .collect();

@@ -53,6 +53,8 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
+    // The server library's warnings (plain text when stderr is not a terminal).
+    fl_server::logging::init("warn");
     match run(Args::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

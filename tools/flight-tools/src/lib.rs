@@ -1,5 +1,5 @@
-//! Library side of the flight tools: loading a model, running `fm-trim` and
-//! `validate-flight-model`, and rendering their reports. The binaries are thin `main`s over this,
+//! Library side of the flight tools: loading a model, running `fm-trim`,
+//! `validate-flight-model` and `validate-pack`, and rendering their reports. The binaries are thin `main`s over this,
 //! so tests drive the same code.
 //!
 //! Owns: command-line-facing orchestration and text/JSON rendering. Must not: contain flight
@@ -209,18 +209,18 @@ pub fn validate_files(paths: &[std::path::PathBuf]) -> ValidationReport {
         r.files += 1;
         match read_flight_model(p) {
             Err(e) => {
-                r.lines.push(format!("error: {e}"));
+                // The content system's one format, cause included.
+                let e = fl_content::ContentError::FlightModelSchema {
+                    asset: p.display().to_string(),
+                    source: e,
+                };
+                r.lines.push(fl_content::Finding::from(&e).to_string());
                 r.errors += 1;
             }
             Ok(parsed) => {
-                for w in &parsed.warnings {
-                    r.lines.push(format!(
-                        "{}:{}: warning: `{}`: {}",
-                        w.file.display(),
-                        w.line,
-                        w.key,
-                        w.message
-                    ));
+                for w in parsed.warnings {
+                    let w = fl_content::ContentWarning::from(w);
+                    r.lines.push(fl_content::Finding::from(&w).to_string());
                     r.warnings += 1;
                 }
                 for f in validate(&parsed.value) {
@@ -233,5 +233,39 @@ pub fn validate_files(paths: &[std::path::PathBuf]) -> ValidationReport {
             }
         }
     }
+    r
+}
+
+/// Validates content packs through the same stack as fl-server and the client
+/// ([`fl_content::load_stack`]): one line per finding, one per pack listing what this build does
+/// not use yet, then the summary line (counts and loaded types). `lines` is what
+/// `validate-pack` prints.
+pub fn validate_pack(
+    packs: &[std::path::PathBuf],
+    mods_dirs: &[std::path::PathBuf],
+) -> ValidationReport {
+    let load = fl_content::load_stack(&fl_content::StackSources {
+        mods_dirs: mods_dirs.to_vec(),
+        pack_dirs: packs.to_vec(),
+    });
+    let mut r = ValidationReport {
+        errors: load.findings.errors(),
+        warnings: load.findings.warnings(),
+        files: packs.len(),
+        ..ValidationReport::default()
+    };
+    r.lines = load
+        .findings
+        .items
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if let Some(c) = &load.content {
+        r.lines.extend(c.unused_assets_lines());
+    }
+    r.lines.push(format!(
+        "validate-pack: {}",
+        load.findings.summary(load.content.as_ref())
+    ));
     r
 }

@@ -86,6 +86,8 @@ impl Server {
     }
 
     pub(super) fn refuse(&mut self, peer: PeerId, refusal: Refusal) {
+        let addr = self.peers.get(&peer).map(|p| p.addr);
+        tracing::info!(peer, addr = ?addr, code = ?refusal.code, reason = %refusal.reason, "join refused");
         self.send_refusal(peer, &refusal);
         self.kick(peer, &refusal.reason);
     }
@@ -144,6 +146,17 @@ impl Server {
                     code: ConnectRefusalCode::NoAirframe,
                     reason: "This server has no aircraft to fly.".into(),
                 })?;
+            // The client predicts and draws its own aircraft from its own copy of the type's
+            // pack: refuse (naming the pack) rather than admit a pilot who cannot fly it.
+            if let Some(t) = self.types.get(type_index)
+                && let Some(pack) = &t.pack
+                && !join.packs.iter().any(|p| p == pack)
+            {
+                return Err(Refusal {
+                    code: ConnectRefusalCode::MissingRequiredPack,
+                    reason: format!("Missing required pack(s): {pack} (for {})", t.id),
+                });
+            }
             if !self.world.has_room() {
                 return Err(Refusal {
                     code: ConnectRefusalCode::ServerFull,
