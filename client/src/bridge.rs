@@ -12,7 +12,9 @@
 //! velocities and the orientation is slerped; past the newest sample it is extrapolated with the
 //! last velocity for at most `max_extrapolation`, then held. A new generation (respawn, slot
 //! reuse) clears an entity's buffer and a sample that cannot be reached from the previous one
-//! with the velocities given (a teleport) is never interpolated into.
+//! with the velocities given (a teleport) is never interpolated into. No pose that is not finite
+//! reaches the render list: such a sample is dropped, and a non-finite prediction falls back to
+//! the snapshots.
 //!
 //! Owns the per-entity buffers and the render clock; reads the session's entity table.
 
@@ -161,6 +163,8 @@ pub struct BridgeStats {
     pub extrapolated_poses: u64,
     pub held_poses: u64,
     pub interpolated_poses: u64,
+    /// Poses (predicted or sampled) kept out of the render list because they were not finite.
+    pub non_finite_poses: u64,
 }
 
 /// The bridge.
@@ -315,6 +319,10 @@ impl RenderBridge {
             if track.samples.back().is_some_and(|s| s.tick >= e.last_tick) {
                 continue;
             }
+            if !(e.position.is_finite() && e.velocity.is_finite() && e.orientation.is_finite()) {
+                self.stats.non_finite_poses += 1;
+                continue;
+            }
             // The server integrates x += v·dt with the velocity after each step, so a position
             // carried forward with the sampled velocities is exact for constant acceleration
             // and far finer than the 0.125 m position grid: blend the quantized position in.
@@ -386,7 +394,15 @@ impl RenderBridge {
         let max_extra = self.cfg.max_extrapolation.as_secs_f64();
         for (&idx, track) in &self.tracks {
             let is_own = own_entity.is_some_and(|o| o.matches_wire(idx, track.generation));
-            let pose = match (is_own, own, rt) {
+            // A non-finite prediction (a diverged model) falls back to the snapshots.
+            let predicted = own.filter(|p| {
+                let finite = pose_is_finite(p.position, p.orientation, p.velocity);
+                if is_own && !finite {
+                    self.stats.non_finite_poses += 1;
+                }
+                finite
+            });
+            let pose = match (is_own, predicted, rt) {
                 (true, Some(p), _) => {
                     Some((p.position, p.orientation, p.velocity, PoseSource::Predicted))
                 }
@@ -396,6 +412,10 @@ impl RenderBridge {
             let Some((position, orientation, velocity, source)) = pose else {
                 continue;
             };
+            if !pose_is_finite(position, orientation, velocity) {
+                self.stats.non_finite_poses += 1;
+                continue;
+            }
             match source {
                 PoseSource::Interpolated => self.stats.interpolated_poses += 1,
                 PoseSource::Extrapolated => self.stats.extrapolated_poses += 1,
@@ -426,6 +446,11 @@ impl RenderBridge {
         };
         &self.frame
     }
+}
+
+/// Whether a pose can be drawn (the renderer must never see a NaN or an infinity).
+fn pose_is_finite(position: Vec3, orientation: Quat, velocity: Vec3) -> bool {
+    position.is_finite() && orientation.is_finite() && velocity.is_finite()
 }
 
 /// The pose of a track at fractional tick `rt`.
@@ -584,6 +609,52 @@ mod tests {
         let e = frame.entity(9).expect("drawn");
         assert_eq!(e.generation, 2);
         assert!((e.position.x - 90_000.0).abs() < 200.0, "{}", e.position.x);
+    }
+
+    #[test]
+    fn a_non_finite_own_pose_never_reaches_the_render_list() {
+        let mut table = EntityTable::new();
+        let mut b = RenderBridge::new(InterpolationConfig::default());
+        for t in 0..30u64 {
+            let u = update_with(&mut table, t, tick_time(t), t as f64, 1);
+            b.on_snapshot(&u, &table);
+        }
+        let own = Some(OwnEntity {
+            idx: 9,
+            generation: 1,
+        });
+        for bad in [f64::NAN, f64::INFINITY] {
+            let pose = OwnPose {
+                position: Vec3::new(bad, 0.0, 0.0),
+                orientation: Quat::IDENTITY,
+                velocity: Vec3::ZERO,
+                render_tick: 29.0,
+                visual_offset: Vec3::ZERO,
+            };
+            let frame = b.build_frame(tick_time(30), Some(&pose), own);
+            let e = frame.entity(9).expect("still drawn from its snapshots");
+            assert_ne!(e.source, PoseSource::Predicted);
+            assert!(e.position.is_finite() && e.velocity.is_finite(), "{e:?}");
+        }
+        let mut pose = OwnPose {
+            position: Vec3::new(1.0, 2.0, 3.0),
+            orientation: Quat::IDENTITY,
+            velocity: Vec3::new(f64::NAN, 0.0, 0.0),
+            render_tick: 29.0,
+            visual_offset: Vec3::ZERO,
+        };
+        let frame = b.build_frame(tick_time(31), Some(&pose), own);
+        assert_ne!(
+            frame.entity(9).expect("drawn").source,
+            PoseSource::Predicted
+        );
+        pose.velocity = Vec3::ZERO;
+        let frame = b.build_frame(tick_time(32), Some(&pose), own);
+        assert_eq!(
+            frame.entity(9).expect("drawn").source,
+            PoseSource::Predicted
+        );
+        assert_eq!(b.stats.non_finite_poses, 3);
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub struct TableStats {
     pub replaced: u64,
     pub despawned: u64,
     pub evicted: u64,
+    /// Records ignored because their position, velocity or orientation was not finite.
+    pub non_finite: u64,
 }
 
 /// The table.
@@ -148,6 +150,15 @@ impl EntityTable {
         origin: [f64; 3],
         tick: u64,
     ) -> Option<Upsert> {
+        let position = vec3(rec.position_m(origin));
+        let velocity = vec3(rec.velocity_mps());
+        let wire = rec.orientation();
+        if !(position.is_finite() && velocity.is_finite() && wire.iter().all(|c| c.is_finite())) {
+            // The decoder refuses non-finite origins; this keeps any other source of a NaN
+            // (a caller's origin, an overflow) out of everything downstream, the renderer first.
+            self.stats.non_finite += 1;
+            return None;
+        }
         let existing = self.entries.get(&rec.idx);
         let (kind, type_index, faction, generation, first_tick) = match (&rec.full, existing) {
             (Some(full), Some(e)) => {
@@ -202,7 +213,6 @@ impl EntityTable {
             (Upsert::Updated, Some(e)) => (e.articulation, e.turrets.clone()),
             _ => (Articulation::default(), Vec::new()),
         };
-        let wire = rec.orientation();
         let entry = EntityEntry {
             idx: rec.idx,
             generation,
@@ -210,9 +220,9 @@ impl EntityTable {
             faction,
             first_tick,
             last_tick: tick,
-            position: vec3(rec.position_m(origin)),
+            position,
             orientation: fl_server::world::engine_orientation(wire),
-            velocity: vec3(rec.velocity_mps()),
+            velocity,
             omega: rec.omega_rad_s().map(vec3),
             damage_level: rec.damage_level,
             engine_fail_flags: rec.engine_fail_flags,
@@ -313,6 +323,22 @@ mod tests {
         assert_eq!(t.apply_record(&d, o, 3), None);
         assert!(t.get(7).is_none());
         assert_eq!(t.stats.generation_dropped, 1);
+    }
+
+    #[test]
+    fn a_record_at_a_non_finite_position_never_enters_the_table() {
+        let mut t = EntityTable::new();
+        let (f, o) = record(7, 1, 10.0, RecordKind::FULL);
+        assert_eq!(t.apply_record(&f, o, 1), Some(Upsert::New));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(t.apply_record(&f, [bad, 0.0, 0.0], 2), None);
+            let (g, _) = record(8, 1, 10.0, RecordKind::FULL);
+            assert_eq!(t.apply_record(&g, [0.0, bad, 0.0], 2), None);
+        }
+        assert_eq!(t.stats.non_finite, 6);
+        let e = t.get(7).expect("the last good state stays");
+        assert!(e.position.x.is_finite() && e.last_tick == 1);
+        assert!(t.get(8).is_none());
     }
 
     #[test]
