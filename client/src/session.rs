@@ -860,9 +860,10 @@ impl ClientSession {
             idx: ack.assigned_entity_idx,
             generation: ack.assigned_entity_gen,
         });
-        let radius_km = f64::from(ack.planet_radius_km);
-        let planet_radius_m = if radius_km.is_finite() && radius_km > 1.0 {
-            radius_km * 1000.0
+        // The server simulates on exactly the radius this f32 field announces.
+        let radius_m = ack.planet_radius_m();
+        let planet_radius_m = if radius_m.is_finite() && radius_m > 1000.0 {
+            radius_m
         } else {
             fl_flight::gravity::EARTH_RADIUS_M
         };

@@ -1,10 +1,12 @@
 //! Small measurement helpers for the client's reports: a bounded sample store with nearest-rank
-//! percentiles, and the summary shape every report uses.
+//! percentiles (the workspace's one rank rule, `fl_server::stats::nearest_rank`), and the
+//! summary shape every report uses.
 //!
 //! Owns no time and no randomness: up to the cap every sample is kept (exact percentiles);
 //! beyond it the store thins itself to every 2nd, 4th, … sample — a uniform subsample of the
 //! whole run — so the same run gives the same numbers and memory stays bounded.
 
+use fl_server::stats::{nearest_rank, sort};
 use serde::Serialize;
 
 /// Samples kept for percentiles (count, mean and max always cover every sample).
@@ -101,14 +103,14 @@ impl Samples {
     /// The nearest-rank percentile `q` in `[0, 1]` of the kept samples.
     pub fn percentile(&self, q: f64) -> f64 {
         let mut v = self.values.clone();
-        v.sort_by(f64::total_cmp);
+        sort(&mut v);
         nearest_rank(&v, q)
     }
 
     /// Count, mean, p50, p99 and max.
     pub fn summary(&self) -> Summary {
         let mut v = self.values.clone();
-        v.sort_by(f64::total_cmp);
+        sort(&mut v);
         Summary {
             count: self.count,
             mean: self.mean(),
@@ -117,15 +119,6 @@ impl Samples {
             max: self.max,
         }
     }
-}
-
-fn nearest_rank(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let q = q.clamp(0.0, 1.0);
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// An exponentially weighted moving average with weight `1/n` per sample (the first sample

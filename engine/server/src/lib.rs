@@ -12,6 +12,7 @@ pub mod runtime;
 pub mod server;
 pub mod snapshot;
 pub mod spatial;
+pub mod stats;
 pub mod types;
 pub mod weather;
 pub mod world;

@@ -2,12 +2,15 @@
 //! Falling behind runs catch-up ticks up to a cap; beyond it ticks are dropped (counted) —
 //! bounded time dilation instead of a spiral. It takes commands (pause, resume, shutdown with a
 //! countdown) without blocking the tick, publishes metrics (tick phases p50/p95/p99, tick rate,
-//! dropped ticks, per-peer bytes/s), and on shutdown notifies peers and closes their connections.
-//! Dropping the handle stops the thread and joins it.
+//! dropped ticks, per-peer bytes/s; serialized with serde as the `--metrics-json` document), and
+//! on shutdown notifies peers and closes their connections. Dropping the handle stops the thread
+//! and joins it.
 //!
 //! Owns time and threads; the server itself never reads the wall clock for simulation.
 
 use crate::server::{Server, TickTimings};
+pub use crate::stats::Percentiles;
+use serde::{Serialize, Serializer};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -25,24 +28,18 @@ const HISTORY: usize = 3600;
 pub enum Command {
     Pause,
     Resume,
-    /// Notify peers, then stop after `seconds` (0 = now).
+    /// Notify peers, then stop after `seconds` (0 = now). Peers hear a `MsgServerNotice` at
+    /// once, then at every whole minute left and at 30, 10, 5, 4, 3, 2 and 1 seconds, then a
+    /// final one with 0 seconds before their connections close. A later shutdown command
+    /// replaces the countdown.
     Shutdown {
         seconds: u16,
         reason: String,
     },
 }
 
-/// Percentiles of one phase, in milliseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Percentiles {
-    pub p50: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub max: f64,
-}
-
 /// Per-peer traffic.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct PeerMetrics {
     pub peer: u32,
     pub snapshots: u64,
@@ -52,9 +49,11 @@ pub struct PeerMetrics {
     pub throttle: f64,
 }
 
-/// What the runtime reports.
+/// What the runtime reports. Serializes as the `--metrics-json` document (docs/server.md):
+/// the phase percentiles nest under `phases`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Metrics {
+    /// Ticks the runtime ran (paused ones included).
     pub ticks: u64,
     pub dropped_ticks: u64,
     pub tick_hz: f64,
@@ -66,57 +65,69 @@ pub struct Metrics {
     pub peers: Vec<PeerMetrics>,
     pub entities: usize,
     pub paused: bool,
+    /// The world's simulation tick (stands still while paused).
+    pub world_tick: u64,
+}
+
+/// The JSON document's shape (field order as written).
+#[derive(Serialize)]
+struct MetricsDoc<'a> {
+    ticks: u64,
+    dropped_ticks: u64,
+    tick_hz: f64,
+    load_factor: f64,
+    entities: usize,
+    paused: bool,
+    world_tick: u64,
+    phases: PhasesDoc<'a>,
+    peers: &'a [PeerMetrics],
+}
+
+#[derive(Serialize)]
+struct PhasesDoc<'a> {
+    total: &'a Percentiles,
+    network: &'a Percentiles,
+    world: &'a Percentiles,
+    snapshots: &'a Percentiles,
+}
+
+impl Serialize for Metrics {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        MetricsDoc {
+            ticks: self.ticks,
+            dropped_ticks: self.dropped_ticks,
+            tick_hz: self.tick_hz,
+            load_factor: self.load_factor,
+            entities: self.entities,
+            paused: self.paused,
+            world_tick: self.world_tick,
+            phases: PhasesDoc {
+                total: &self.total,
+                network: &self.network,
+                world: &self.world,
+                snapshots: &self.snapshots,
+            },
+            peers: &self.peers,
+        }
+        .serialize(s)
+    }
 }
 
 impl Metrics {
-    /// The metrics as a JSON object (hand-built: the library carries no JSON dependency).
+    /// The metrics as one line of JSON (the `--metrics-json` document).
     pub fn to_json(&self) -> String {
-        let p = |x: &Percentiles| {
-            format!(
-                "{{\"p50_ms\":{:.4},\"p95_ms\":{:.4},\"p99_ms\":{:.4},\"max_ms\":{:.4}}}",
-                x.p50, x.p95, x.p99, x.max
-            )
-        };
-        let peers: Vec<String> = self
-            .peers
-            .iter()
-            .map(|m| {
-                format!(
-                    "{{\"peer\":{},\"snapshots\":{},\"bytes\":{},\"bytes_per_s\":{:.1},\"largest_packet\":{},\"throttle\":{:.3}}}",
-                    m.peer, m.snapshots, m.bytes, m.bytes_per_s, m.largest_packet, m.throttle
-                )
-            })
-            .collect();
-        format!(
-            "{{\"ticks\":{},\"dropped_ticks\":{},\"tick_hz\":{:.2},\"load_factor\":{:.3},\"entities\":{},\"paused\":{},\"phases\":{{\"total\":{},\"network\":{},\"world\":{},\"snapshots\":{}}},\"peers\":[{}]}}",
-            self.ticks,
-            self.dropped_ticks,
-            self.tick_hz,
-            self.load_factor,
-            self.entities,
-            self.paused,
-            p(&self.total),
-            p(&self.network),
-            p(&self.world),
-            p(&self.snapshots),
-            peers.join(",")
-        )
+        // Plain structs of numbers and strings: serde_json cannot fail on them (non-finite
+        // numbers become `null`), but a library does not panic on the impossible either.
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            tracing::warn!("cannot serialize the metrics: {e}");
+            String::from("{}")
+        })
     }
 }
 
 fn percentiles(samples: &VecDeque<Duration>) -> Percentiles {
-    if samples.is_empty() {
-        return Percentiles::default();
-    }
     let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
-    ms.sort_by(f64::total_cmp);
-    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
-    Percentiles {
-        p50: at(0.5),
-        p95: at(0.95),
-        p99: at(0.99),
-        max: ms[ms.len() - 1],
-    }
+    Percentiles::of_ms(&mut ms)
 }
 
 #[derive(Debug, Default)]
@@ -265,8 +276,7 @@ fn run(
     let mut next = Instant::now();
     let mut ticks = 0u64;
     let mut dropped = 0u64;
-    let mut shutdown_at: Option<(Instant, String)> = None;
-    let mut last_notice: Option<Instant> = None;
+    let mut countdown: Option<Countdown> = None;
     let mut last_publish = Instant::now();
     let mut last_bytes: std::collections::BTreeMap<u32, u64> = Default::default();
     loop {
@@ -275,10 +285,14 @@ fn run(
                 Ok(Command::Pause) => server.pause(),
                 Ok(Command::Resume) => server.resume(),
                 Ok(Command::Shutdown { seconds, reason }) => {
-                    server.broadcast_notice(seconds, &shutdown_text(&reason, seconds));
-                    shutdown_at =
-                        Some((Instant::now() + Duration::from_secs(seconds.into()), reason));
-                    last_notice = Some(Instant::now());
+                    if seconds > 0 {
+                        server.broadcast_notice(seconds, &shutdown_text(&reason, seconds));
+                    }
+                    countdown = Some(Countdown {
+                        at: Instant::now() + Duration::from_secs(seconds.into()),
+                        announced: seconds,
+                        reason,
+                    });
                 }
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
@@ -287,16 +301,17 @@ fn run(
                 }
             }
         }
-        if let Some((at, reason)) = &shutdown_at {
+        if let Some(c) = &mut countdown {
             let now = Instant::now();
-            if now >= *at {
-                server.broadcast_notice(0, &shutdown_text(reason, 0));
+            if now >= c.at {
+                server.broadcast_notice(0, &shutdown_text(&c.reason, 0));
                 break;
             }
-            if last_notice.is_none_or(|l| now - l >= Duration::from_secs(60)) {
-                let left = (*at - now).as_secs().min(u64::from(u16::MAX)) as u16;
-                server.broadcast_notice(left, &shutdown_text(reason, left));
-                last_notice = Some(now);
+            // Whole seconds left, rounded up: "3 seconds" until the last 2 s begin.
+            let left = (c.at - now).as_secs_f64().ceil().min(f64::from(u16::MAX)) as u16;
+            if left < c.announced && announces(left) {
+                server.broadcast_notice(left, &shutdown_text(&c.reason, left));
+                c.announced = left;
             }
         }
         if stop.load(Ordering::SeqCst) {
@@ -351,6 +366,7 @@ fn run(
                 peers,
                 entities: server.world().len(),
                 paused: server.is_paused(),
+                world_tick: server.world().tick(),
             };
             if let Some(f) = on_metrics.as_mut() {
                 f(&m);
@@ -367,6 +383,20 @@ fn run(
         server.tick();
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// A shutdown in progress.
+struct Countdown {
+    at: Instant,
+    /// Seconds left in the last notice sent.
+    announced: u16,
+    reason: String,
+}
+
+/// Whether `left` seconds before a shutdown is worth a notice: every whole minute, then 30, 10,
+/// and each of the last five seconds.
+fn announces(left: u16) -> bool {
+    left > 0 && (left.is_multiple_of(60) || matches!(left, 30 | 10 | 1..=5))
 }
 
 fn shutdown_text(reason: &str, seconds: u16) -> String {
@@ -389,10 +419,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percentiles_of_known_samples() {
-        let samples: VecDeque<Duration> = (1..=100).map(Duration::from_millis).collect();
+    fn percentiles_of_known_samples_follow_the_nearest_rank() {
+        let samples: VecDeque<Duration> = (1..=100).rev().map(Duration::from_millis).collect();
         let p = percentiles(&samples);
-        assert_eq!((p.p50.round(), p.p99.round(), p.max), (51.0, 99.0, 100.0));
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(p.p50, 50.0) && near(p.p95, 95.0), "{p:?}");
+        assert!(near(p.p99, 99.0) && near(p.max, 100.0), "{p:?}");
+    }
+
+    #[test]
+    fn countdown_marks() {
+        let marks: Vec<u16> = (0..=200).rev().filter(|&s| announces(s)).collect();
+        assert_eq!(marks, [180, 120, 60, 30, 10, 5, 4, 3, 2, 1]);
     }
 
     #[test]
@@ -405,13 +443,96 @@ mod tests {
     }
 
     #[test]
-    fn metrics_json_is_well_formed_enough() {
-        let m = Metrics {
-            peers: vec![PeerMetrics::default()],
-            ..Metrics::default()
+    fn metrics_json_has_every_documented_field_and_value() {
+        let phase = |base: f64| Percentiles {
+            p50: base,
+            p95: base + 0.25,
+            p99: base + 0.5,
+            max: base + 1.0,
         };
-        let j = m.to_json();
-        assert!(j.starts_with('{') && j.ends_with('}'));
-        assert!(j.contains("\"p99_ms\"") && j.contains("\"dropped_ticks\":0"));
+        let m = Metrics {
+            ticks: 600,
+            dropped_ticks: 2,
+            tick_hz: 59.5,
+            total: phase(4.0),
+            network: phase(1.0),
+            world: phase(2.0),
+            snapshots: phase(3.0),
+            load_factor: 0.75,
+            peers: vec![PeerMetrics {
+                peer: 7,
+                snapshots: 590,
+                bytes: 123_456,
+                bytes_per_s: 2048.5,
+                largest_packet: 1200,
+                throttle: 1.0,
+            }],
+            entities: 4,
+            paused: true,
+            world_tick: 580,
+        };
+        let v: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap_or_default();
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            keys(&v),
+            [
+                "ticks",
+                "dropped_ticks",
+                "tick_hz",
+                "load_factor",
+                "entities",
+                "paused",
+                "world_tick",
+                "phases",
+                "peers"
+            ]
+        );
+        assert_eq!(v["ticks"], 600);
+        assert_eq!(v["dropped_ticks"], 2);
+        assert_eq!(v["tick_hz"], 59.5);
+        assert_eq!(v["load_factor"], 0.75);
+        assert_eq!(v["entities"], 4);
+        assert_eq!(v["paused"], true);
+        assert_eq!(v["world_tick"], 580);
+        assert_eq!(
+            keys(&v["phases"]),
+            ["total", "network", "world", "snapshots"]
+        );
+        for (name, base) in [
+            ("total", 4.0),
+            ("network", 1.0),
+            ("world", 2.0),
+            ("snapshots", 3.0),
+        ] {
+            let p = &v["phases"][name];
+            assert_eq!(keys(p), ["p50_ms", "p95_ms", "p99_ms", "max_ms"], "{name}");
+            assert_eq!(p["p50_ms"], base, "{name}");
+            assert_eq!(p["p95_ms"], base + 0.25, "{name}");
+            assert_eq!(p["p99_ms"], base + 0.5, "{name}");
+            assert_eq!(p["max_ms"], base + 1.0, "{name}");
+        }
+        let peer = &v["peers"][0];
+        assert_eq!(
+            keys(peer),
+            [
+                "peer",
+                "snapshots",
+                "bytes",
+                "bytes_per_s",
+                "largest_packet",
+                "throttle"
+            ]
+        );
+        assert_eq!(peer["peer"], 7);
+        assert_eq!(peer["snapshots"], 590);
+        assert_eq!(peer["bytes"], 123_456);
+        assert_eq!(peer["bytes_per_s"], 2048.5);
+        assert_eq!(peer["largest_packet"], 1200);
+        assert_eq!(peer["throttle"], 1.0);
+        assert_eq!(v["peers"].as_array().map(Vec::len), Some(1));
     }
 }

@@ -255,10 +255,14 @@ fn send(
 impl Server {
     /// A server over `transport` with the entity types `types`.
     pub fn new(
-        cfg: ServerConfig,
+        mut cfg: ServerConfig,
         transport: Box<dyn ServerTransport>,
         types: TypeRegistry,
     ) -> Self {
+        // Clients learn the planet only from `MsgConnectAck`'s f32 kilometres: simulate on
+        // exactly that radius, or every prediction would drift from the server's world.
+        cfg.world.planet_radius_m =
+            fl_protocol::msg::handshake::planet_radius_on_wire(cfg.world.planet_radius_m);
         Self {
             world: World::new(cfg.world.clone()),
             admission: Admission::new(cfg.admission.clone()),

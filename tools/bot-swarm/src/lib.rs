@@ -10,9 +10,10 @@ pub mod bot;
 use bot::{Bot, BotStats};
 use fl_net::linksim::{LinkConfig, SimEndpointConfig, SimNetwork};
 use fl_server::server::{Server, ServerConfig, SpawnPoint, TickTimings};
+use fl_server::stats::Percentiles;
 use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
-use serde_json::{Value, json};
+use serde::Serialize;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
@@ -142,25 +143,70 @@ pub fn spawn_ai(server: &mut Server, n: usize) -> usize {
     spawned
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+/// The JSON summary of one run (printed by the `bot-swarm` binary; field by field in
+/// docs/server.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// `linksim` or `quic`.
+    pub mode: &'static str,
+    /// The server's address (QUIC only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    pub clients: usize,
+    pub ai: usize,
+    pub seconds: f64,
+    pub workers: usize,
+    pub budget_bytes: usize,
+    pub compress: bool,
+    pub entities: usize,
+    pub wall_seconds: f64,
+    pub server_tick: ServerTick,
+    pub clients_summary: ClientsSummary,
 }
 
-fn phase(samples: &mut [f64]) -> Value {
-    samples.sort_by(f64::total_cmp);
-    json!({
-        "p50_ms": percentile(samples, 0.5),
-        "p95_ms": percentile(samples, 0.95),
-        "p99_ms": percentile(samples, 0.99),
-        "max_ms": samples.last().copied().unwrap_or(0.0),
-    })
+/// The server's tick phases over the measured window, in ms (nearest-rank percentiles).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServerTick {
+    pub total: Percentiles,
+    pub network: Percentiles,
+    pub world: Percentiles,
+    pub snapshots: Percentiles,
+    pub load_factor: f64,
+    /// The runtime's measured tick rate (QUIC only: LinkSim steps the server by hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tick_hz: Option<f64>,
+    /// Ticks the runtime dropped to catch up (QUIC only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_ticks: Option<u64>,
+}
+
+/// What the bots saw over the measured window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClientsSummary {
+    pub admitted: usize,
+    pub refused: usize,
+    pub disconnected: usize,
+    pub downstream_kbs_per_client: Spread,
+    pub snapshot_interval_ticks_mean: f64,
+    pub snapshots_per_client_per_s: f64,
+    pub snapshot_share_of_ticks: f64,
+    pub stale_snapshots: u64,
+    pub decode_errors: u64,
+    pub largest_snapshot_bytes: usize,
+    pub records_per_snapshot: f64,
+    pub bytes_per_record: f64,
+}
+
+/// Mean, least and most of a per-client figure.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
 }
 
 /// Summarises bot statistics over `seconds` of traffic.
-pub fn client_summary(stats: &[BotStats], seconds: f64, ticks: u64) -> Value {
+pub fn client_summary(stats: &[BotStats], seconds: f64, ticks: u64) -> ClientsSummary {
     let kbs: Vec<f64> = stats
         .iter()
         .map(|s| (s.snapshot_bytes + s.other_bytes) as f64 / 1000.0 / seconds)
@@ -172,24 +218,24 @@ pub fn client_summary(stats: &[BotStats], seconds: f64, ticks: u64) -> Value {
     let records: u64 = stats.iter().map(|s| s.records).sum();
     let snap_bytes: u64 = stats.iter().map(|s| s.snapshot_bytes).sum();
     let expected = ticks * stats.len() as u64;
-    json!({
-        "admitted": stats.iter().filter(|s| s.admitted).count(),
-        "refused": stats.iter().filter(|s| s.refused.is_some()).count(),
-        "disconnected": stats.iter().filter(|s| s.disconnected.is_some()).count(),
-        "downstream_kbs_per_client": {
-            "mean": mean,
-            "min": kbs.iter().copied().fold(f64::INFINITY, f64::min),
-            "max": kbs.iter().copied().fold(0.0, f64::max),
+    ClientsSummary {
+        admitted: stats.iter().filter(|s| s.admitted).count(),
+        refused: stats.iter().filter(|s| s.refused.is_some()).count(),
+        disconnected: stats.iter().filter(|s| s.disconnected.is_some()).count(),
+        downstream_kbs_per_client: Spread {
+            mean,
+            min: kbs.iter().copied().reduce(f64::min).unwrap_or(0.0),
+            max: kbs.iter().copied().fold(0.0, f64::max),
         },
-        "snapshot_interval_ticks_mean": interval_sum as f64 / interval_count.max(1) as f64,
-        "snapshots_per_client_per_s": snapshots as f64 / stats.len().max(1) as f64 / seconds,
-        "snapshot_share_of_ticks": snapshots as f64 / expected.max(1) as f64,
-        "stale_snapshots": stats.iter().map(|s| s.stale).sum::<u64>(),
-        "decode_errors": stats.iter().map(|s| s.decode_errors).sum::<u64>(),
-        "largest_snapshot_bytes": stats.iter().map(|s| s.largest_snapshot).max().unwrap_or(0),
-        "records_per_snapshot": records as f64 / snapshots.max(1) as f64,
-        "bytes_per_record": snap_bytes as f64 / records.max(1) as f64,
-    })
+        snapshot_interval_ticks_mean: interval_sum as f64 / interval_count.max(1) as f64,
+        snapshots_per_client_per_s: snapshots as f64 / stats.len().max(1) as f64 / seconds,
+        snapshot_share_of_ticks: snapshots as f64 / expected.max(1) as f64,
+        stale_snapshots: stats.iter().map(|s| s.stale).sum(),
+        decode_errors: stats.iter().map(|s| s.decode_errors).sum(),
+        largest_snapshot_bytes: stats.iter().map(|s| s.largest_snapshot).max().unwrap_or(0),
+        records_per_snapshot: records as f64 / snapshots.max(1) as f64,
+        bytes_per_record: snap_bytes as f64 / records.max(1) as f64,
+    }
 }
 
 /// Starts the measured window: keeps only whether each bot was admitted.
@@ -204,7 +250,7 @@ fn reset_stats<T: fl_net::ClientTransport>(bots: &mut [Bot<T>]) {
 
 /// Runs the swarm over LinkSim in this process: the server and every bot step tick by tick in
 /// virtual time (traffic is deterministic; tick timings are this machine's wall time).
-pub fn run_linksim(opts: &SwarmOptions) -> Result<Value, SwarmError> {
+pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
     opts.check()?;
     let net = SimNetwork::new(opts.seed);
     let addr = SocketAddr::new(
@@ -258,39 +304,43 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Value, SwarmError> {
             b.step();
         }
     }
-    let ms = |f: fn(&TickTimings) -> Duration| -> Vec<f64> {
-        timings
+    let phase = |f: fn(&TickTimings) -> Duration| -> Percentiles {
+        let mut ms: Vec<f64> = timings
             .iter()
             .map(|t| f(t).as_secs_f64() * 1000.0)
-            .collect()
+            .collect();
+        Percentiles::of_ms(&mut ms)
     };
     let stats: Vec<BotStats> = bots.iter().map(|b| b.stats.clone()).collect();
-    Ok(json!({
-        "mode": "linksim",
-        "clients": opts.clients,
-        "ai": ai,
-        "seconds": opts.seconds,
-        "workers": opts.workers,
-        "budget_bytes": opts.budget_bytes,
-        "compress": opts.compress,
-        "entities": server.world().len(),
-        "wall_seconds": wall.elapsed().as_secs_f64(),
-        "server_tick": {
-            "total": phase(&mut ms(|t| t.total)),
-            "network": phase(&mut ms(|t| t.network)),
-            "world": phase(&mut ms(|t| t.world)),
-            "snapshots": phase(&mut ms(|t| t.snapshots)),
-            "load_factor": server.load_factor(),
+    Ok(Report {
+        mode: "linksim",
+        server: None,
+        clients: opts.clients,
+        ai,
+        seconds: opts.seconds,
+        workers: opts.workers,
+        budget_bytes: opts.budget_bytes,
+        compress: opts.compress,
+        entities: server.world().len(),
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        server_tick: ServerTick {
+            total: phase(|t| t.total),
+            network: phase(|t| t.network),
+            world: phase(|t| t.world),
+            snapshots: phase(|t| t.snapshots),
+            load_factor: server.load_factor(),
+            tick_hz: None,
+            dropped_ticks: None,
         },
-        "clients_summary": client_summary(&stats, opts.seconds, ticks),
-    }))
+        clients_summary: client_summary(&stats, opts.seconds, ticks),
+    })
 }
 
 /// Runs the swarm over real QUIC on 127.0.0.1: the server runs on its own wall-clock thread
 /// (the `fl-server` runtime), each bot is a QUIC client pinned to the server's fingerprint, and
 /// the bots step at 60 Hz of wall time. Tick statistics are the runtime's (its last 600 ticks).
 /// The server identity lives in a temporary directory removed afterwards.
-pub fn run_quic(opts: &SwarmOptions) -> Result<Value, SwarmError> {
+pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
     use fl_net::quic::{QuicClient, QuicServer, ServerConfig as QuicConfig, TrustPolicy};
     opts.check()?;
     if opts.clients > MAX_QUIC_CLIENTS {
@@ -315,7 +365,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Value, SwarmError> {
                 ..QuicConfig::default()
             },
         )
-        .map_err(|e| SwarmError::Net(e.to_string()))?;
+        .map_err(|e| SwarmError::Net(fl_net::error_chain(&e)))?;
         let addr = fl_net::ServerTransport::local_addr(&quic);
         let fingerprint = quic.fingerprint();
         let types = TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()))?;
@@ -327,7 +377,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Value, SwarmError> {
         let mut bots = Vec::with_capacity(opts.clients);
         for i in 0..opts.clients {
             let t = QuicClient::connect(addr, "localhost", TrustPolicy::Pinned(fingerprint))
-                .map_err(|e| SwarmError::Net(e.to_string()))?;
+                .map_err(|e| SwarmError::Net(fl_net::error_chain(&e)))?;
             bots.push(Bot::new(i as u32, t));
         }
         let ticks = (opts.seconds * 60.0).round() as u64;
@@ -353,29 +403,28 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Value, SwarmError> {
         let stats: Vec<BotStats> = bots.iter().map(|b| b.stats.clone()).collect();
         drop(bots);
         handle.stop();
-        let p = |x: &fl_server::runtime::Percentiles| json!({"p50_ms": x.p50, "p95_ms": x.p95, "p99_ms": x.p99, "max_ms": x.max});
-        Ok(json!({
-            "mode": "quic",
-            "server": addr.to_string(),
-            "clients": opts.clients,
-            "ai": ai,
-            "seconds": opts.seconds,
-            "workers": opts.workers,
-            "budget_bytes": opts.budget_bytes,
-            "compress": opts.compress,
-            "entities": m.entities,
-            "wall_seconds": wall.elapsed().as_secs_f64(),
-            "server_tick": {
-                "total": p(&m.total),
-                "network": p(&m.network),
-                "world": p(&m.world),
-                "snapshots": p(&m.snapshots),
-                "load_factor": m.load_factor,
-                "tick_hz": m.tick_hz,
-                "dropped_ticks": m.dropped_ticks,
+        Ok(Report {
+            mode: "quic",
+            server: Some(addr.to_string()),
+            clients: opts.clients,
+            ai,
+            seconds: opts.seconds,
+            workers: opts.workers,
+            budget_bytes: opts.budget_bytes,
+            compress: opts.compress,
+            entities: m.entities,
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            server_tick: ServerTick {
+                total: m.total,
+                network: m.network,
+                world: m.world,
+                snapshots: m.snapshots,
+                load_factor: m.load_factor,
+                tick_hz: Some(m.tick_hz),
+                dropped_ticks: Some(m.dropped_ticks),
             },
-            "clients_summary": client_summary(&stats, opts.seconds, ticks),
-        }))
+            clients_summary: client_summary(&stats, opts.seconds, ticks),
+        })
     })();
     let _ = std::fs::remove_dir_all(&data_dir);
     result

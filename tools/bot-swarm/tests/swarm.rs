@@ -1,7 +1,8 @@
 //! bot-swarm end to end: a short run over each transport admits every bot and delivers decodable
-//! snapshots at the tick rate; the QUIC mode refuses LinkSim-only options.
+//! snapshots at the tick rate, and its JSON summary carries every documented field with the
+//! run's values; the QUIC mode refuses LinkSim-only options.
 
-use bot_swarm::{SwarmOptions, run_linksim, run_quic};
+use bot_swarm::{Report, SwarmOptions, run_linksim, run_quic};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use serde_json::Value;
 use std::time::Duration;
@@ -17,38 +18,148 @@ fn small() -> SwarmOptions {
 
 /// `min_rate`: snapshots per client per second the run must reach (virtual time makes LinkSim's
 /// exact; over QUIC only "some" is asserted, since wall-clock pacing depends on the machine).
-fn check_delivery(report: &Value, clients: u64, min_rate: f64) {
-    let c = &report["clients_summary"];
-    assert_eq!(c["admitted"].as_u64(), Some(clients), "{report:#}");
-    assert_eq!(c["refused"].as_u64(), Some(0), "{report:#}");
-    assert_eq!(c["decode_errors"].as_u64(), Some(0), "{report:#}");
-    let per_s = c["snapshots_per_client_per_s"].as_f64().unwrap_or(0.0);
+fn check_delivery(report: &Report, clients: usize, min_rate: f64) {
+    let c = &report.clients_summary;
+    assert_eq!(c.admitted, clients, "{report:#?}");
+    assert_eq!(c.refused, 0, "{report:#?}");
+    assert_eq!(c.decode_errors, 0, "{report:#?}");
+    let per_s = c.snapshots_per_client_per_s;
     assert!(per_s > min_rate, "snapshots per client per second: {per_s}");
-    let largest = c["largest_snapshot_bytes"].as_u64().unwrap_or(u64::MAX);
+    let largest = c.largest_snapshot_bytes;
     assert!(
         largest <= 1200,
         "largest snapshot {largest} B over the budget"
     );
     // Every bot sees itself, the other bots and the AI.
-    let records = c["records_per_snapshot"].as_f64().unwrap_or(0.0);
+    let records = c.records_per_snapshot;
     assert!(records >= 7.0, "records per snapshot: {records}");
+}
+
+fn keys(v: &Value) -> Vec<String> {
+    v.as_object()
+        .map(|o| o.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The printed JSON: parses, has every documented field in order, and carries the report's
+/// values.
+fn check_json(report: &Report) {
+    let text = serde_json::to_string_pretty(report).expect("serializes");
+    let v: Value = serde_json::from_str(&text).expect("parses");
+    let quic = report.mode == "quic";
+    let mut top = vec!["mode"];
+    if quic {
+        top.push("server");
+    }
+    top.extend([
+        "clients",
+        "ai",
+        "seconds",
+        "workers",
+        "budget_bytes",
+        "compress",
+        "entities",
+        "wall_seconds",
+        "server_tick",
+        "clients_summary",
+    ]);
+    assert_eq!(keys(&v), top, "{text}");
+    assert_eq!(v["mode"], report.mode);
+    assert_eq!(v["clients"], 4);
+    assert_eq!(v["ai"], 4);
+    assert_eq!(v["seconds"], 1.0);
+    assert_eq!(v["workers"], 1);
+    assert_eq!(v["budget_bytes"], 1200);
+    assert_eq!(v["compress"], true);
+    assert_eq!(v["entities"], 8, "4 bots and 4 AI aircraft");
+    assert!(v["wall_seconds"].as_f64().is_some_and(|s| s > 0.0));
+
+    let tick = &v["server_tick"];
+    let mut tick_keys = vec!["total", "network", "world", "snapshots", "load_factor"];
+    if quic {
+        tick_keys.extend(["tick_hz", "dropped_ticks"]);
+        assert!(
+            tick["tick_hz"].as_f64().is_some_and(|hz| hz > 0.0),
+            "{tick}"
+        );
+        assert!(tick["dropped_ticks"].as_u64().is_some(), "{tick}");
+    }
+    assert_eq!(keys(tick), tick_keys, "{tick}");
+    assert!(
+        tick["load_factor"]
+            .as_f64()
+            .is_some_and(|f| f > 0.0 && f <= 1.0)
+    );
+    for phase in ["total", "network", "world", "snapshots"] {
+        let p = &tick[phase];
+        assert_eq!(keys(p), ["p50_ms", "p95_ms", "p99_ms", "max_ms"], "{phase}");
+        let ms: Vec<f64> = keys(p)
+            .iter()
+            .map(|k| p[k].as_f64().unwrap_or(-1.0))
+            .collect();
+        assert!(
+            ms[0] >= 0.0 && ms.windows(2).all(|w| w[0] <= w[1]),
+            "{phase}: {p}"
+        );
+    }
+    assert!(tick["total"]["max_ms"].as_f64().is_some_and(|m| m > 0.0));
+
+    let c = &v["clients_summary"];
+    assert_eq!(
+        keys(c),
+        [
+            "admitted",
+            "refused",
+            "disconnected",
+            "downstream_kbs_per_client",
+            "snapshot_interval_ticks_mean",
+            "snapshots_per_client_per_s",
+            "snapshot_share_of_ticks",
+            "stale_snapshots",
+            "decode_errors",
+            "largest_snapshot_bytes",
+            "records_per_snapshot",
+            "bytes_per_record"
+        ]
+    );
+    let s = &report.clients_summary;
+    assert_eq!(c["admitted"], 4);
+    assert_eq!(c["refused"], 0);
+    assert_eq!(c["disconnected"], 0);
+    assert_eq!(c["decode_errors"], 0);
+    assert_eq!(c["stale_snapshots"], s.stale_snapshots);
+    assert_eq!(c["largest_snapshot_bytes"], s.largest_snapshot_bytes);
+    assert_eq!(
+        c["snapshots_per_client_per_s"],
+        s.snapshots_per_client_per_s
+    );
+    assert_eq!(c["records_per_snapshot"], s.records_per_snapshot);
+    let kbs = &c["downstream_kbs_per_client"];
+    assert_eq!(keys(kbs), ["mean", "min", "max"]);
+    let (mean, min, max) = (
+        kbs["mean"].as_f64().unwrap_or(-1.0),
+        kbs["min"].as_f64().unwrap_or(-1.0),
+        kbs["max"].as_f64().unwrap_or(-1.0),
+    );
+    assert!(0.0 < min && min <= mean && mean <= max, "{kbs}");
 }
 
 #[test]
 fn linksim_run_admits_every_bot_and_delivers_snapshots() {
     let report = run_linksim(&small()).expect("linksim run");
-    assert_eq!(report["mode"], "linksim");
+    assert_eq!(report.mode, "linksim");
     check_delivery(&report, 4, 59.0);
+    check_json(&report);
 }
 
 #[test]
 fn quic_run_over_loopback_admits_every_bot_and_delivers_snapshots() {
     let report = run_quic(&small()).expect("quic run");
-    assert_eq!(report["mode"], "quic");
-    let server = report["server"].as_str().unwrap_or("");
+    assert_eq!(report.mode, "quic");
+    let server = report.server.as_deref().unwrap_or("");
     assert!(server.starts_with("127.0.0.1:"), "server address {server}");
     check_delivery(&report, 4, 0.0);
-    assert!(report["server_tick"]["tick_hz"].as_f64().unwrap_or(0.0) > 0.0);
+    check_json(&report);
 }
 
 #[test]

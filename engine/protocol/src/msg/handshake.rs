@@ -107,6 +107,33 @@ wire_struct! {
 counted_message!(ConnectAck => ConnectAck, types: EntityTypeDef,
     count "typeCount" u16, max u16::MAX as usize);
 
+/// The `planetRadiusKm` field for a planet of `radius_m` metres (an f32 of kilometres).
+pub fn planet_radius_km_on_wire(radius_m: f64) -> f32 {
+    (radius_m / 1000.0) as f32
+}
+
+/// The planet radius, in metres, that the `planetRadiusKm` field `km` stands for. The spec
+/// carries the radius only as f32 kilometres, so this — not the server's configured f64 — is
+/// the radius both sides simulate on: the server rounds its world's radius through the field
+/// ([`planet_radius_on_wire`]) and the client widens the field it receives, and the two agree
+/// bit for bit.
+pub fn planet_radius_m_from_wire(km: f32) -> f64 {
+    f64::from(km) * 1000.0
+}
+
+/// `radius_m` rounded to what `MsgConnectAck` can announce (a fixed point: rounding twice
+/// changes nothing).
+pub fn planet_radius_on_wire(radius_m: f64) -> f64 {
+    planet_radius_m_from_wire(planet_radius_km_on_wire(radius_m))
+}
+
+impl ConnectAck {
+    /// The announced planet radius in metres (see [`planet_radius_m_from_wire`]).
+    pub fn planet_radius_m(&self) -> f64 {
+        planet_radius_m_from_wire(self.planet_radius_km)
+    }
+}
+
 wire_struct! {
     /// Server → client rejection, sent before the disconnect.
     pub struct ConnectRefusal ("MsgConnectRefusal", 64) {
@@ -191,5 +218,33 @@ impl Reflect for Motd {
             display_seconds: u16::build("displaySeconds", fields)?,
             text: fields.text("text")?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wire_planet_radius_is_a_fixed_point() {
+        // The server simulates on the rounded radius and announces it again: the announcement
+        // must carry the same f32, and the client must widen it to the same f64.
+        let mut r = 1234.5678_f64;
+        while r < 1e12 {
+            for radius in [r, r * 1.000_000_1, 6_371_000.3, 600_123.4] {
+                let on_wire = planet_radius_on_wire(radius);
+                let km = planet_radius_km_on_wire(on_wire);
+                assert_eq!(km.to_bits(), planet_radius_km_on_wire(radius).to_bits());
+                assert_eq!(
+                    planet_radius_m_from_wire(km).to_bits(),
+                    on_wire.to_bits(),
+                    "{radius}"
+                );
+                assert_eq!(planet_radius_on_wire(on_wire).to_bits(), on_wire.to_bits());
+            }
+            r *= 1.37;
+        }
+        assert_eq!(planet_radius_on_wire(6_371_000.0), 6_371_000.0);
+        assert_eq!(planet_radius_on_wire(6_371_000.3), 6_371_000.488_281_25);
     }
 }

@@ -13,7 +13,9 @@ use crate::world::Pilot;
 use fl_net::{Channel, PeerId};
 use fl_protocol::FixedStr;
 use fl_protocol::enums::{AlertLevel, ConnectRefusalCode, PeerRole};
-use fl_protocol::msg::handshake::{ConnectAck, ConnectRefusal, ConnectRequest, Hello, Motd};
+use fl_protocol::msg::handshake::{
+    ConnectAck, ConnectRefusal, ConnectRequest, Hello, Motd, planet_radius_km_on_wire,
+};
 use fl_protocol::msg::world::{AlertLevelChange, FactionDef, FactionDefRecord};
 use fl_protocol::tlv::{Ext, Extensions};
 use std::net::SocketAddr;
@@ -198,7 +200,7 @@ impl Server {
             tick_rate_hz: 60,
             assigned_entity_idx: a.entity.map_or(0, |e| e.index),
             assigned_entity_gen: a.entity.map_or(0, |e| e.generation),
-            planet_radius_km: (self.world.planet().radius_m / 1000.0) as f32,
+            planet_radius_km: planet_radius_km_on_wire(self.world.planet().radius_m),
             granted_role: a.role,
             peer_id: peer,
             types,
