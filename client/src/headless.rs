@@ -90,7 +90,7 @@ impl Default for HeadlessOptions {
 pub enum HeadlessError {
     #[error("unknown autopilot {0:?} (known: {list})", list = autopilot::AUTOPILOTS.join(", "))]
     UnknownAutopilot(String),
-    #[error("cannot resolve {host}:{port}: {source}")]
+    #[error("cannot resolve {host}:{port}")]
     Resolve {
         host: String,
         port: u16,
@@ -99,7 +99,7 @@ pub enum HeadlessError {
     },
     #[error("{0}:{1} resolves to no address")]
     NoAddress(String, u16),
-    #[error("cannot create {path}: {source}")]
+    #[error("cannot create {path}")]
     KnownHostsDir {
         path: PathBuf,
         #[source]
@@ -455,20 +455,32 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr, HeadlessError> {
         .ok_or_else(|| HeadlessError::NoAddress(host.to_owned(), port))
 }
 
-/// The wall-clock loop: frames at `frame_rate` until `seconds` pass or the session ends.
+/// The wall-clock loop: frames at `frame_rate` until `seconds` pass or the session ends. A
+/// join still under way when `seconds` pass is waited for (the join timeout bounds it), so a
+/// short run against a silent address still ends with the join timeout's message.
 fn real_time(
     opts: &HeadlessOptions,
     session: ClientSession,
     pilot: &mut dyn Pilot,
     started: Instant,
 ) -> HeadlessSummary {
+    let join_timeout = session.config().handshake_timeout;
     let mut client = Client::new(session, opts.client.clone(), opts.content.clone());
     let frame = Duration::from_secs_f64(1.0 / opts.frame_rate.clamp(1.0, 1000.0));
     let limit = Duration::from_secs_f64(opts.seconds.max(0.0));
+    // The session ends a join at its timeout; this only guards against a session that does not.
+    let hard_limit = limit.max(join_timeout) + Duration::from_secs(5);
     loop {
         let now = started.elapsed();
         client.frame(now, pilot);
-        if now >= limit || client.session().state() == SessionState::Ended {
+        let joining = matches!(
+            client.session().state(),
+            SessionState::Connecting | SessionState::Handshaking
+        );
+        if client.session().state() == SessionState::Ended
+            || (now >= limit && !joining)
+            || now >= hard_limit
+        {
             break;
         }
         let spent = started.elapsed().saturating_sub(now);

@@ -65,18 +65,19 @@ pub struct LocalServerInfo {
     pub fingerprint: Fingerprint,
 }
 
-/// Why the embedded server did not start.
+/// Why the embedded server did not start. Each variant says what failed and carries the cause
+/// as its `source` (print the chain: anyhow's `{:#}` or `fl_net::error_chain`).
 #[derive(Debug, thiserror::Error)]
 pub enum LocalServerError {
-    #[error("cannot create a directory for the server identity: {0}")]
+    #[error("cannot create a directory for the server identity")]
     DataDir(#[source] std::io::Error),
-    #[error("cannot start the server thread: {0}")]
+    #[error("cannot start the server thread")]
     Thread(#[source] std::io::Error),
     #[error("content failed to load: {0}")]
     Content(String),
     #[error("[world] player_entity_type")]
     Aircraft(#[source] fl_content::AircraftChoiceError),
-    #[error("cannot bind the loopback QUIC endpoint: {0}")]
+    #[error("cannot listen on loopback")]
     Bind(#[source] fl_net::quic::QuicError),
     #[error("the server did not become ready within {0:?}")]
     Timeout(Duration),

@@ -5,7 +5,9 @@
 //!
 //! Owns only text and the retry classification; the session decides which reason applies.
 
+use fl_net::KnownHostsEntry;
 use fl_protocol::enums::ConnectRefusalCode;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 /// Why a session is over.
@@ -19,13 +21,21 @@ pub enum EndReason {
     },
     /// `MsgHello` announced another protocol version.
     VersionMismatch { server: u16, client: u16 },
-    /// No `MsgConnectAck` within the handshake timeout.
+    /// No `MsgConnectAck` within the join timeout (the session's, or the QUIC connect timeout,
+    /// which is the same value).
     HandshakeTimeout {
         waited: Duration,
         stage: &'static str,
+        /// Where the client tried to join (unknown for an in-memory transport).
+        server: Option<SocketAddr>,
     },
     /// The server's TLS identity is not the one this client trusts.
-    IdentityChanged { expected: String, got: String },
+    IdentityChanged {
+        expected: String,
+        got: String,
+        /// The `known_hosts` line holding `expected`; `None` when it was pinned (`--pin`).
+        trusted_by: Option<KnownHostsEntry>,
+    },
     /// Nothing was heard from the server for the transport's idle timeout.
     TimedOut,
     /// The server announced a shutdown and closed the connection.
@@ -47,16 +57,33 @@ impl EndReason {
                 "This server speaks network protocol version {server}, this client speaks \
                  version {client}. Use a client and server from the same release."
             ),
-            EndReason::HandshakeTimeout { waited, stage } => format!(
-                "The server did not answer in time ({stage}, {:.0} s). It may be overloaded or \
-                 not a fighters-legacy server.",
-                waited.as_secs_f64()
-            ),
-            EndReason::IdentityChanged { expected, got } => format!(
-                "The server's identity changed (expected fingerprint {expected}, got {got}). \
-                 If its operator regenerated it, remove the old entry from known_hosts; \
-                 otherwise someone may be impersonating the server."
-            ),
+            EndReason::HandshakeTimeout {
+                waited,
+                stage,
+                server,
+            } => handshake_timeout_message(*waited, stage, *server),
+            EndReason::IdentityChanged {
+                expected,
+                got,
+                trusted_by,
+            } => {
+                let what_to_do = match trusted_by {
+                    Some(e) => format!(
+                        "If its operator regenerated it, delete line {} (`{} …`) of {} and \
+                         reconnect",
+                        e.line,
+                        e.key,
+                        e.path.display()
+                    ),
+                    None => "If its operator regenerated it, pin the new fingerprint (--pin) \
+                             after checking it with them"
+                        .to_owned(),
+                };
+                format!(
+                    "The server's identity changed (expected fingerprint {expected}, got \
+                     {got}). {what_to_do}; otherwise someone may be impersonating the server."
+                )
+            }
             EndReason::TimedOut => {
                 "Connection lost: nothing was heard from the server for too long.".to_owned()
             }
@@ -99,6 +126,28 @@ impl EndReason {
             | EndReason::Local(_) => false,
         }
     }
+}
+
+/// "The server at ADDR did not answer in time (STAGE, N s)." plus what to check for the stage.
+fn handshake_timeout_message(waited: Duration, stage: &str, server: Option<SocketAddr>) -> String {
+    let who = match server {
+        Some(addr) => format!("The server at {addr}"),
+        None => "The server".to_owned(),
+    };
+    let secs = waited.as_secs_f64();
+    // Whole seconds for the usual 10 s; a shortened timeout (tests, tools) keeps its tenths.
+    let waited = if secs >= 10.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{secs:.1} s")
+    };
+    let advice = if stage == "waiting for the connection" {
+        "Check the address and port and that the server is running and reachable over UDP; \
+         it may also be overloaded or not a fighters-legacy server."
+    } else {
+        "It may be overloaded or not a fighters-legacy server."
+    };
+    format!("{who} did not answer in time ({stage}, {waited}). {advice}")
 }
 
 impl std::fmt::Display for EndReason {
@@ -146,9 +195,7 @@ pub fn refusal_message(code: ConnectRefusalCode, reason: &str) -> String {
             // Where a pack goes on this machine, so the player can act on the refusal.
             let fix = crate::content::where_packs_go();
             if reason.is_empty() {
-                format!(
-                    "The server requires content packs you do not have: {fix}, then reconnect."
-                )
+                format!("The server requires content packs you do not have: {fix}, then reconnect.")
             } else {
                 format!("{reason}: {fix}, then reconnect.")
             }
@@ -198,6 +245,59 @@ mod tests {
             refusal_message(ConnectRefusalCode::Generic, "No connect request received.")
                 .contains("No connect request")
         );
+    }
+
+    #[test]
+    fn a_join_timeout_names_the_stage_the_address_and_the_timeout() {
+        let addr: SocketAddr = "127.0.0.1:4778".parse().expect("addr");
+        let m = EndReason::HandshakeTimeout {
+            waited: Duration::from_secs(10),
+            stage: "waiting for the connection",
+            server: Some(addr),
+        }
+        .message();
+        assert!(
+            m.starts_with(
+                "The server at 127.0.0.1:4778 did not answer in time (waiting for the \
+                 connection, 10 s)."
+            ),
+            "{m}"
+        );
+        assert!(m.contains("address and port"), "{m}");
+        let m = EndReason::HandshakeTimeout {
+            waited: Duration::from_millis(400),
+            stage: "waiting to be admitted",
+            server: None,
+        }
+        .message();
+        assert!(m.contains("(waiting to be admitted, 0.4 s)"), "{m}");
+    }
+
+    #[test]
+    fn a_changed_identity_names_the_known_hosts_line_or_the_pin() {
+        let m = EndReason::IdentityChanged {
+            expected: "aa".into(),
+            got: "bb".into(),
+            trusted_by: Some(KnownHostsEntry {
+                path: "/home/p/.config/fighters-legacy/known_hosts".into(),
+                line: 2,
+                key: "127.0.0.1:4778".into(),
+            }),
+        }
+        .message();
+        assert!(
+            m.contains(
+                "delete line 2 (`127.0.0.1:4778 …`) of /home/p/.config/fighters-legacy/known_hosts"
+            ),
+            "{m}"
+        );
+        let m = EndReason::IdentityChanged {
+            expected: "aa".into(),
+            got: "bb".into(),
+            trusted_by: None,
+        }
+        .message();
+        assert!(m.contains("--pin"), "{m}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::entities::{EntityEntry, EntityTable, Upsert};
 use crate::messages::EndReason;
 use crate::weather::WeatherTimeline;
 use fl_flight::AircraftState;
-use fl_net::quic::{QuicClient, QuicError, TrustPolicy};
+use fl_net::quic::{ClientConfig as QuicClientConfig, QuicClient, QuicError, TrustPolicy};
 use fl_net::{Channel, ClientEvent, ClientTransport, DisconnectReason, LinkStats, SendError};
 use fl_protocol::EncodeError;
 use fl_protocol::ack::{AckStamp, AckTracker};
@@ -60,7 +60,10 @@ pub struct SessionConfig {
     pub identity: Option<String>,
     /// Mounted content packs (id, version).
     pub packs: Vec<(String, String)>,
-    /// From the start until `MsgConnectAck`.
+    /// The join timeout: from the start until `MsgConnectAck` (connection, hello and
+    /// admission together). `connect_quic` gives the QUIC client the same value as its
+    /// connect timeout, so a silent address ends with the same message whichever side
+    /// notices first.
     pub handshake_timeout: Duration,
     /// Heartbeat period once snapshots flow.
     pub heartbeat_interval: Duration,
@@ -79,7 +82,7 @@ impl Default for SessionConfig {
             password: None,
             identity: None,
             packs: Vec::new(),
-            handshake_timeout: Duration::from_secs(15),
+            handshake_timeout: fl_net::quic::DEFAULT_CONNECT_TIMEOUT,
             heartbeat_interval: Duration::from_secs(1),
             client_build: crate::BUILD_VERSION.to_owned(),
             motd_display: Duration::from_secs(15),
@@ -247,16 +250,16 @@ pub struct SessionStats {
 pub enum SessionSendError {
     #[error("not in the world (the session is {0:?})")]
     NotInWorld(SessionState),
-    #[error("cannot encode the message: {0}")]
+    #[error("cannot encode the message")]
     Encode(#[from] EncodeError),
-    #[error("the transport refused the message: {0}")]
+    #[error("the transport refused the message")]
     Transport(#[from] SendError),
 }
 
 /// Why a session could not even start.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("cannot start the QUIC connection: {0}")]
+    #[error("cannot start the QUIC connection")]
     Quic(#[from] QuicError),
 }
 
@@ -264,6 +267,8 @@ pub enum SessionError {
 pub struct ClientSession {
     transport: Box<dyn ClientTransport>,
     cfg: SessionConfig,
+    /// The server's address, for messages (unknown for an in-memory transport).
+    server_addr: Option<SocketAddr>,
     state: SessionState,
     started_at: Duration,
     hello: Option<(u16, Option<String>)>,
@@ -311,6 +316,7 @@ impl ClientSession {
         Self {
             transport,
             cfg,
+            server_addr: None,
             state: SessionState::Connecting,
             started_at: now,
             hello: None,
@@ -351,8 +357,23 @@ impl ClientSession {
         cfg: SessionConfig,
         now: Duration,
     ) -> Result<Self, SessionError> {
-        let client = QuicClient::connect(addr, server_name, trust)?;
-        Ok(Self::new(Box::new(client), cfg, now))
+        let quic = QuicClientConfig {
+            connect_timeout: cfg.handshake_timeout,
+            ..QuicClientConfig::default()
+        };
+        let client = QuicClient::connect_with(addr, server_name, trust, quic)?;
+        Ok(Self::new(Box::new(client), cfg, now).with_server_addr(addr))
+    }
+
+    /// Names the server's address in the session's messages (a join timeout says where).
+    pub fn with_server_addr(mut self, addr: SocketAddr) -> Self {
+        self.server_addr = Some(addr);
+        self
+    }
+
+    /// The server's address, when known.
+    pub fn server_addr(&self) -> Option<SocketAddr> {
+        self.server_addr
     }
 
     pub fn state(&self) -> SessionState {
@@ -488,7 +509,7 @@ impl ClientSession {
                     ClientEvent::Received { channel, payload } => {
                         self.receive(channel, &payload, now)
                     }
-                    ClientEvent::Disconnected { reason } => self.on_disconnected(reason),
+                    ClientEvent::Disconnected { reason } => self.on_disconnected(reason, now),
                 }
             }
             self.transport_events = evs;
@@ -503,6 +524,7 @@ impl ClientSession {
             self.finish(EndReason::HandshakeTimeout {
                 waited: now.saturating_sub(self.started_at),
                 stage,
+                server: self.server_addr,
             });
         }
         if self.state == SessionState::InWorld
@@ -630,11 +652,11 @@ impl ClientSession {
         if let Err(e) = self.send_with(Channel::Reliable, req.into(), &ext) {
             // A server that refuses at once has already closed; its refusal and the close follow
             // in this same poll and say why. A broken transport reports its own close too.
-            tracing::debug!("join request not sent: {e}");
+            tracing::debug!("join request not sent: {}", fl_net::error_chain(&e));
         }
     }
 
-    fn on_disconnected(&mut self, reason: DisconnectReason) {
+    fn on_disconnected(&mut self, reason: DisconnectReason, now: Duration) {
         let end = if let Some(r) = self.refusal.take() {
             EndReason::Refused {
                 code: r.code,
@@ -642,16 +664,25 @@ impl ClientSession {
             }
         } else {
             match reason {
-                DisconnectReason::IdentityChanged { expected, got } => {
-                    EndReason::IdentityChanged { expected, got }
-                }
-                DisconnectReason::TimedOut => {
-                    if self.state == SessionState::Connecting {
-                        EndReason::Transport("no answer from the server address".into())
-                    } else {
-                        EndReason::TimedOut
+                DisconnectReason::IdentityChanged {
+                    expected,
+                    got,
+                    trusted_by,
+                } => EndReason::IdentityChanged {
+                    expected,
+                    got,
+                    trusted_by,
+                },
+                // The transport's connect timeout: the same join timeout as the session's own
+                // (`connect_quic` passes it down), so the same message.
+                DisconnectReason::TimedOut if self.state == SessionState::Connecting => {
+                    EndReason::HandshakeTimeout {
+                        waited: now.saturating_sub(self.started_at),
+                        stage: self.stage(),
+                        server: self.server_addr,
                     }
                 }
+                DisconnectReason::TimedOut => EndReason::TimedOut,
                 DisconnectReason::Remote(text) => match self.shutdown_notice.clone() {
                     Some(notice) => EndReason::ServerShutdown { notice },
                     // The transport's own text when a server process goes away.

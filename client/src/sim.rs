@@ -67,7 +67,7 @@ impl Default for SimConfig {
 /// Why a sim could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum SimSetupError {
-    #[error("simulated network: {0}")]
+    #[error("cannot set up the simulated network")]
     Net(#[from] SimError),
     #[error("builtin content: {0}")]
     Content(String),

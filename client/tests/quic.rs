@@ -7,7 +7,11 @@ use fighters_legacy::headless::{HeadlessOptions, Mode, run};
 use fighters_legacy::local_server::{LocalServer, LocalServerConfig};
 use fighters_legacy::messages::EndReason;
 use fighters_legacy::session::{ClientSession, SessionConfig, SessionEvent, SessionState};
-use fl_net::quic::{Fingerprint, QuicServer, ServerConfig as QuicConfig, TrustPolicy};
+use fl_net::quic::{
+    ClientConfig as QuicClientConfig, Fingerprint, QuicClient, QuicServer,
+    ServerConfig as QuicConfig, TrustPolicy,
+};
+use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
 fn wait(mut done: impl FnMut() -> bool, limit: Duration) -> bool {
@@ -152,7 +156,7 @@ fn a_changed_identity_is_refused_with_a_clear_message() {
     let mut s = ClientSession::connect_quic(
         addr,
         "127.0.0.1",
-        TrustPolicy::KnownHosts(known_hosts),
+        TrustPolicy::KnownHosts(known_hosts.clone()),
         SessionConfig::default(),
         Duration::ZERO,
     )
@@ -165,6 +169,15 @@ fn a_changed_identity_is_refused_with_a_clear_message() {
     let m = end.message();
     assert!(
         m.contains("identity changed") && m.contains("known_hosts"),
+        "{m}"
+    );
+    // It names the file and the line to delete (line 1 is the file's header comment).
+    let key = fl_net::quic::known_hosts_key("127.0.0.1", addr.port());
+    assert!(
+        m.contains(&format!(
+            "delete line 2 (`{key} …`) of {}",
+            known_hosts.display()
+        )),
         "{m}"
     );
     assert!(m.contains(&b.fingerprint().to_string()), "{m}");
@@ -188,4 +201,113 @@ fn a_changed_identity_is_refused_with_a_clear_message() {
         Some(EndReason::IdentityChanged { .. })
     ));
     drop(b);
+}
+
+/// A UDP port on 127.0.0.1 that receives and never answers.
+fn silent_port() -> (UdpSocket, SocketAddr) {
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("bind loopback");
+    let addr = socket.local_addr().expect("addr");
+    (socket, addr)
+}
+
+fn assert_join_timeout_message(end: &EndReason, addr: SocketAddr) {
+    assert!(
+        matches!(
+            end,
+            EndReason::HandshakeTimeout {
+                stage: "waiting for the connection",
+                server: Some(a),
+                ..
+            } if *a == addr
+        ),
+        "{end:?}"
+    );
+    let m = end.message();
+    assert!(
+        m.starts_with(&format!(
+            "The server at {addr} did not answer in time (waiting for the connection, "
+        )),
+        "{m}"
+    );
+    assert!(m.contains("address and port"), "{m}");
+    assert!(end.is_retryable());
+}
+
+#[test]
+fn a_silent_address_ends_the_join_with_stage_address_and_timeout() {
+    let (_silent, addr) = silent_port();
+    let cfg = SessionConfig {
+        handshake_timeout: Duration::from_millis(400),
+        ..SessionConfig::default()
+    };
+    let started = Instant::now();
+    let mut s = ClientSession::connect_quic(
+        addr,
+        "127.0.0.1",
+        TrustPolicy::Pinned(Fingerprint([1; 32])),
+        cfg,
+        Duration::ZERO,
+    )
+    .expect("connect");
+    drive(&mut s, started, Duration::from_secs(20), |s| {
+        s.state() == SessionState::Ended
+    });
+    assert_join_timeout_message(s.end_reason().expect("ended"), addr);
+}
+
+#[test]
+fn the_transport_connect_timeout_ends_the_join_with_the_same_message() {
+    // The transport's timer fires long before the session's: the player reads the same text.
+    let (_silent, addr) = silent_port();
+    let quic = QuicClient::connect_with(
+        addr,
+        "127.0.0.1",
+        TrustPolicy::Pinned(Fingerprint([1; 32])),
+        QuicClientConfig {
+            connect_timeout: Duration::from_millis(300),
+            ..QuicClientConfig::default()
+        },
+    )
+    .expect("starts");
+    let cfg = SessionConfig {
+        handshake_timeout: Duration::from_secs(3600),
+        ..SessionConfig::default()
+    };
+    let started = Instant::now();
+    let mut s = ClientSession::new(Box::new(quic), cfg, Duration::ZERO).with_server_addr(addr);
+    drive(&mut s, started, Duration::from_secs(20), |s| {
+        s.state() == SessionState::Ended
+    });
+    assert_join_timeout_message(s.end_reason().expect("ended"), addr);
+}
+
+#[test]
+fn a_short_headless_run_still_reports_the_join_timeout() {
+    // `--seconds` far shorter than the join timeout: the run waits for the join's outcome.
+    let (_silent, addr) = silent_port();
+    let mut opts = HeadlessOptions {
+        mode: Mode::Connect {
+            host: "127.0.0.1".into(),
+            port: addr.port(),
+        },
+        seconds: 0.05,
+        pin: Some(Fingerprint([1; 32])),
+        ..HeadlessOptions::default()
+    };
+    opts.session.handshake_timeout = Duration::from_millis(500);
+    let summary = run(&opts).expect("runs");
+    assert!(!summary.succeeded());
+    assert!(!summary.session.admitted);
+    let ended = summary
+        .session
+        .ended
+        .as_deref()
+        .expect("the join's end is reported");
+    assert!(
+        ended.starts_with(&format!(
+            "The server at {addr} did not answer in time (waiting for the connection, "
+        )),
+        "{ended}"
+    );
+    assert_eq!(summary.session.retryable, Some(true));
 }

@@ -20,13 +20,13 @@ use std::time::Duration;
 /// Why the configuration could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot write the default configuration to {path}: {source}")]
+    #[error("cannot write the default configuration to {path}")]
     Write {
         path: PathBuf,
         #[source]
@@ -730,6 +730,20 @@ pub fn default_spawn_points() -> Vec<SpawnPoint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_file_says_its_cause_once() {
+        // A directory where the file should be: reading it fails with the OS's reason.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let e = load_or_create(dir.path()).expect_err("a directory is not a file");
+        assert!(matches!(e, ConfigError::Read { .. }), "{e:?}");
+        let cause = std::error::Error::source(&e)
+            .expect("the I/O error")
+            .to_string();
+        let chain = format!("{:#}", anyhow::Error::new(e));
+        assert_eq!(chain.matches(&cause).count(), 1, "{chain}");
+        assert!(chain.starts_with("cannot read "), "{chain}");
+    }
 
     #[test]
     fn the_default_file_parses_to_the_defaults() {

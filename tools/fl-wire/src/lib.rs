@@ -17,12 +17,13 @@ use fl_protocol::{Message, MsgId, Packet};
 use json::{JsonFields, JsonSource};
 use serde_json::{Map, Value, json};
 
-/// A failure of decoding or encoding, with a message fit for an operator.
+/// A failure of decoding or encoding, with a message fit for an operator. The codec's own
+/// error is the `source` (print the chain: anyhow's `{:#}`), never repeated in the text.
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
-    #[error("decode: {0}")]
+    #[error("cannot decode the packet")]
     Decode(#[from] fl_protocol::DecodeError),
-    #[error("encode: {0}")]
+    #[error("cannot encode the packet")]
     Encode(#[from] fl_protocol::EncodeError),
     #[error("JSON: {0}")]
     Json(String),
@@ -141,5 +142,33 @@ impl RecordSource for JsonRecords<'_> {
     }
     fn record_has(&self, i: usize, name: &str) -> bool {
         self.sources.get(i).is_some_and(|s| s.has(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain as anyhow's `{:#}` prints it.
+    fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+        let mut out = e.to_string();
+        let mut next = e.source();
+        while let Some(s) = next {
+            out.push_str(": ");
+            out.push_str(&s.to_string());
+            next = s.source();
+        }
+        out
+    }
+
+    #[test]
+    fn a_codec_error_is_said_once_in_the_chain() {
+        let e = decode_to_json(&[0xFF]).expect_err("no such message id");
+        let cause = std::error::Error::source(&e)
+            .expect("the codec's error")
+            .to_string();
+        let text = chain(&e);
+        assert_eq!(text.matches(&cause).count(), 1, "{text}");
+        assert!(text.starts_with("cannot decode the packet: "), "{text}");
     }
 }

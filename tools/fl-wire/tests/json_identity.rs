@@ -6,11 +6,11 @@ use fl_protocol::{MsgId, Packet};
 use serde_json::Value;
 
 fn through_json(bytes: &[u8]) -> Vec<u8> {
-    let value = fl_wire::decode_to_json(bytes).unwrap_or_else(|e| panic!("decode: {e}"));
+    let value = fl_wire::decode_to_json(bytes).unwrap_or_else(|e| panic!("decode: {e:?}"));
     // Through text, as the CLI does, so float formatting is part of the loop.
     let text = serde_json::to_string(&value).expect("serialises");
     let parsed: Value = serde_json::from_str(&text).expect("parses");
-    fl_wire::encode_from_json(&parsed).unwrap_or_else(|e| panic!("encode: {e}\n{text}"))
+    fl_wire::encode_from_json(&parsed).unwrap_or_else(|e| panic!("encode: {e:?}\n{text}"))
 }
 
 #[test]
@@ -144,7 +144,11 @@ fn bad_json_is_a_clear_error() {
     ];
     for (input, needle) in cases {
         let v: Value = serde_json::from_str(input).expect("json");
-        let err = fl_wire::encode_from_json(&v).expect_err(input).to_string();
+        // As the CLI prints it: the error and its cause.
+        let err = format!(
+            "{:#}",
+            anyhow::Error::new(fl_wire::encode_from_json(&v).expect_err(input))
+        );
         assert!(err.contains(needle), "{input}: {err}");
     }
 }
