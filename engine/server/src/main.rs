@@ -6,7 +6,7 @@
 use anyhow::{Context, Result};
 use clap::Parser;
 use fl_content::{Finding, Severity, StackSources, load_stack, log_loaded};
-use fl_net::quic::{QuicServer, ServerConfig as QuicConfig};
+use fl_net::quic::{QuicError, QuicServer, ServerConfig as QuicConfig};
 use fl_server::config_file::{FileConfig, load_or_create};
 use fl_server::discovery::{Discovery, ServerFacts};
 use fl_server::runtime::{Command, RuntimeConfig, spawn};
@@ -77,6 +77,21 @@ fn main() -> std::process::ExitCode {
             eprintln!("fl-server: {e:#}");
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// A QUIC bind failure as a person can act on it: the address, the cause once, and for a port
+/// in use what to change.
+fn quic_bind_error(err: QuicError) -> anyhow::Error {
+    match &err {
+        QuicError::Bind { addr, source } if source.kind() == std::io::ErrorKind::AddrInUse => {
+            anyhow::anyhow!(
+                "cannot bind UDP {addr}: {source} — another program (another fl-server?) is \
+                 using that port; choose another port with --port (or [server] port in the \
+                 configuration file)"
+            )
+        }
+        _ => anyhow::Error::new(err).context("binding the QUIC endpoint"),
     }
 }
 
@@ -218,7 +233,7 @@ fn run(args: Args) -> Result<()> {
             ..QuicConfig::default()
         },
     )
-    .context("binding the QUIC endpoint")?;
+    .map_err(quic_bind_error)?;
     let addr = fl_net::ServerTransport::local_addr(&quic);
     let fingerprint = quic.fingerprint();
 
@@ -240,8 +255,19 @@ fn run(args: Args) -> Result<()> {
             },
         ..ServerFacts::default()
     }));
-    let discovery = Discovery::start(file.discovery_config(addr.ip(), addr.port()), facts.clone())
-        .context("starting LAN discovery / the query responder")?;
+    let discovery_config = file.discovery_config(addr.ip(), addr.port());
+    let query_bind = discovery_config.query_bind;
+    let discovery = Discovery::start(discovery_config, facts.clone()).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            anyhow::anyhow!(
+                "cannot bind the query responder on UDP {query_bind}: {e} — another program \
+                 (another fl-server?) is using that port; set [discovery] query_port, or \
+                 choose another game port with --port (the query port follows it)"
+            )
+        } else {
+            anyhow::Error::new(e).context("starting LAN discovery / the query responder")
+        }
+    })?;
     if let Some(q) = discovery.query_addr() {
         tracing::info!("answering server queries on {q}");
     }
