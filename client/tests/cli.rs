@@ -85,7 +85,8 @@ fn isolated(data: &std::path::Path) -> Command {
     let mut c = bin();
     c.env("XDG_DATA_HOME", data)
         .env("HOME", data)
-        .env("RUST_LOG", "info");
+        .env("RUST_LOG", "info")
+        .env_remove("NO_COLOR");
     c
 }
 

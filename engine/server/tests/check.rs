@@ -11,7 +11,8 @@ use std::time::Duration;
 
 fn server() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_fl-server"));
-    c.env_remove("RUST_LOG");
+    // NO_COLOR would hide colour codes whatever the setup does.
+    c.env_remove("RUST_LOG").env_remove("NO_COLOR");
     c
 }
 
