@@ -320,6 +320,7 @@ mod tests {
         let keep = PilotInput::default().to_message(1);
         assert_eq!((keep.selected_station, keep.radar_mode), (255, 255));
         let c = fl_server::input::controls_from_input(&m);
-        assert!(c.afterburner && c.gear_down && c.speedbrake);
+        assert!(c.afterburner && c.gear_down);
+        assert_eq!(c.speedbrake, 1.0);
     }
 }

@@ -121,7 +121,7 @@ fn controls_bits(c: &Controls) -> [u64; 7] {
         c.yaw.to_bits(),
         c.throttle.to_bits(),
         u64::from(c.afterburner),
-        u64::from(c.speedbrake),
+        c.speedbrake.to_bits(),
         c.flaps.to_bits(),
     ]
 }

@@ -205,11 +205,7 @@ pub fn step(
         if c.gear_down { 1.0 } else { 0.0 },
         rate_for(m.gear.transit_time_s),
     );
-    s.speedbrake = slew(
-        s.speedbrake,
-        if c.speedbrake { 1.0 } else { 0.0 },
-        rate_for(m.speedbrake_time_s),
-    );
+    s.speedbrake = slew(s.speedbrake, c.speedbrake, rate_for(m.speedbrake_time_s));
     s.flaps = match m.flaps {
         Some(f) => slew(s.flaps, c.flaps, rate_for(f.transit_time_s)),
         None => 0.0,

@@ -46,8 +46,8 @@ pub struct Controls {
     pub throttle: f64,
     /// Afterburner requested (lights once the core is near military power).
     pub afterburner: bool,
-    /// Speedbrake out.
-    pub speedbrake: bool,
+    /// Speed brake command, 0 (stowed) … 1 (fully out); the actuator slews to it.
+    pub speedbrake: f64,
     /// Gear down.
     pub gear_down: bool,
     /// Flap command, 0 … 1.
@@ -66,7 +66,7 @@ impl Default for Controls {
             yaw: 0.0,
             throttle: 0.0,
             afterburner: false,
-            speedbrake: false,
+            speedbrake: 0.0,
             gear_down: false,
             flaps: 0.0,
             wheel_brake: 0.0,
@@ -85,6 +85,7 @@ impl Controls {
             roll: f(self.roll, -1.0, 1.0),
             yaw: f(self.yaw, -1.0, 1.0),
             throttle: f(self.throttle, 0.0, 1.0),
+            speedbrake: f(self.speedbrake, 0.0, 1.0),
             flaps: f(self.flaps, 0.0, 1.0),
             wheel_brake: f(self.wheel_brake, 0.0, 1.0),
             sweep_deg: self.sweep_deg.filter(|s| s.is_finite()),

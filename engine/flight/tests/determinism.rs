@@ -26,7 +26,7 @@ impl Rng {
             yaw: self.next() * 2.0 - 1.0,
             throttle: self.next(),
             afterburner: self.next() > 0.5,
-            speedbrake: self.next() > 0.8,
+            speedbrake: if self.next() > 0.8 { 1.0 } else { 0.0 },
             gear_down: self.next() > 0.9,
             flaps: self.next(),
             wheel_brake: self.next(),

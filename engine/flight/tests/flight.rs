@@ -496,7 +496,7 @@ fn gear_and_speedbrake_slew_at_their_rates() {
     let (mut s, c) = trimmed(&m, &w, 5000.0, 150.0);
     let down = Controls {
         gear_down: true,
-        speedbrake: true,
+        speedbrake: 1.0,
         ..c
     };
     let half = (m.gear.transit_time_s * 30.0).round() as u64;

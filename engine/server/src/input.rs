@@ -41,7 +41,7 @@ pub fn controls_from_input(input: &ClientInput) -> Controls {
         yaw: axis(input.rudder, -1.0, 1.0),
         throttle: axis(input.throttle, 0.0, 1.0),
         afterburner: input.buttons & buttons::AFTERBURNER != 0,
-        speedbrake: input.speedbrake >= 128,
+        speedbrake: f64::from(input.speedbrake) / 255.0,
         gear_down: input.art_buttons & art_buttons::GEAR_DOWN != 0,
         flaps: f64::from(input.flaps) / 255.0,
         wheel_brake: if input.buttons & buttons::WHEEL_BRAKE != 0 {
@@ -241,7 +241,29 @@ mod tests {
         i.flaps = 255;
         i.speedbrake = 200;
         let c = controls_from_input(&i);
-        assert!(c.afterburner && c.gear_down && c.speedbrake);
+        assert!(c.afterburner && c.gear_down);
         assert_eq!((c.flaps, c.wheel_brake), (1.0, 1.0));
+        assert_eq!(c.speedbrake, 200.0 / 255.0);
+    }
+
+    #[test]
+    fn the_speed_brake_is_proportional_like_the_flaps() {
+        // The spec: absolute commanded speed-brake, 0..255 ⇒ 0..1 (not a switch at 128).
+        for (byte, want) in [
+            (0u8, 0.0),
+            (1, 1.0 / 255.0),
+            (64, 64.0 / 255.0),
+            (127, 127.0 / 255.0),
+        ]
+        .into_iter()
+        .chain([(128u8, 128.0 / 255.0), (255, 1.0)])
+        {
+            let mut i = input(1);
+            i.speedbrake = byte;
+            i.flaps = byte;
+            let c = controls_from_input(&i);
+            assert_eq!(c.speedbrake, want, "speedbrake byte {byte}");
+            assert_eq!(c.speedbrake, c.flaps, "same scale as the flaps");
+        }
     }
 }
