@@ -359,7 +359,11 @@ pub mod buttons {
     pub const CHAFF_FLARE: u8 = 0x08;
     pub const ECM: u8 = 0x10;
     pub const EJECT: u8 = 0x20;
+    /// Bit 6, wheel brakes (level). Not in the spec's table; the C++ original's
+    /// `kInputButtonWheelBrake` (docs/protocol.md).
     pub const WHEEL_BRAKE: u8 = 0x40;
+    /// Bit 7, respawn request (level on the wire, edge-detected by the server: a held key is one
+    /// request). Not in the spec's table; the C++ original's `kInputButtonRespawn`.
     pub const RESPAWN: u8 = 0x80;
 }
 

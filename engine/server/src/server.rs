@@ -26,7 +26,7 @@ use fl_flight::math::{Quat, Vec3};
 use fl_flight::spawn::trim_level;
 use fl_flight::{AircraftState, Controls};
 use fl_net::{Channel, DisconnectReason, PeerId, ServerEvent, ServerTransport};
-use fl_protocol::enums::{ConnectRefusalCode, PeerRole};
+use fl_protocol::enums::{ConnectRefusalCode, PeerRole, buttons};
 use fl_protocol::tlv::Extensions;
 use fl_protocol::{DecodeError, Message, Packet};
 use rayon::prelude::*;
@@ -184,6 +184,8 @@ struct PeerSlot {
     types_generation_sent: Option<u64>,
     malformed: MalformedBudget,
     last_delay_ticks: u64,
+    /// The respawn button was down in the last input applied (edge detection).
+    respawn_held: bool,
 }
 
 /// Per-phase wall time of one tick (for metrics; never fed back into the simulation).
@@ -587,7 +589,8 @@ impl Server {
     }
 
     fn apply_inputs(&mut self) {
-        for slot in self.peers.values_mut() {
+        let mut respawn_requests = Vec::new();
+        for (&peer, slot) in self.peers.iter_mut() {
             let Some(entity) = slot.admitted.as_ref().and_then(|a| a.entity) else {
                 continue;
             };
@@ -595,7 +598,17 @@ impl Server {
             if let Some(input) = drained.input() {
                 self.world
                     .set_controls(entity, controls_from_input(&input.wire));
+                // The respawn bit is level on the wire and edge-detected here: a held key (or a
+                // repeated input) is one request.
+                let pressed = input.wire.buttons & buttons::RESPAWN != 0;
+                if pressed && !slot.respawn_held {
+                    respawn_requests.push(peer);
+                }
+                slot.respawn_held = pressed;
             }
+        }
+        for peer in respawn_requests {
+            self.on_respawn_request(peer);
         }
     }
 

@@ -20,6 +20,10 @@ use fl_protocol::msg::world::{AlertLevelChange, FactionDef, FactionDefRecord};
 use fl_protocol::tlv::{Ext, Extensions};
 use std::net::SocketAddr;
 
+/// Ground speed under which an aircraft on the ground counts as standing still for a respawn
+/// request, m/s.
+pub const RESPAWN_STILL_MPS: f64 = 1.0;
+
 impl Server {
     pub(super) fn next_spawn_point(&mut self) -> SpawnPoint {
         let points = &self.cfg.spawn_points;
@@ -71,6 +75,7 @@ impl Server {
                 camera_eye: [0.0; 3],
                 types_generation_sent: None,
                 malformed: MalformedBudget::full(self.cfg.malformed_burst, self.service_ticks),
+                respawn_held: false,
                 last_delay_ticks: 0,
             },
         );
@@ -273,6 +278,39 @@ impl Server {
                 &Extensions::new(),
             );
         }
+    }
+
+    /// A respawn press (the rising edge of buttons bit 7). Honoured for a pilot whose aircraft
+    /// stands still on the ground (wheels or belly, under [`RESPAWN_STILL_MPS`]): that aircraft
+    /// is removed and a new one spawns at the next spawn point this tick. Ignored while flying or
+    /// rolling (respawning is no way out of a fight), and for a crashed pilot, whose new aircraft
+    /// comes when `respawn_delay` has passed whether or not they press (the C++ original's rule:
+    /// a request never fires before the delay).
+    pub(super) fn on_respawn_request(&mut self, peer: PeerId) {
+        let tick = self.world.tick();
+        let Some(a) = self.peers.get_mut(&peer).and_then(|s| s.admitted.as_mut()) else {
+            return;
+        };
+        let (Some(entity), Some(_)) = (a.entity, a.type_index) else {
+            return;
+        };
+        if a.respawn_at.is_some() {
+            return;
+        }
+        let still_on_ground = self.world.get(entity).is_some_and(|e| {
+            e.crashed_at.is_none()
+                && e.aircraft_state().is_some_and(|s| {
+                    (s.wheels_on_ground != 0 || s.belly_contact)
+                        && s.velocity.length() < RESPAWN_STILL_MPS
+                })
+        });
+        if !still_on_ground {
+            tracing::debug!(peer, "respawn request ignored: not standing on the ground");
+            return;
+        }
+        tracing::info!(peer, ?entity, "respawn on request");
+        self.world.despawn(entity);
+        a.respawn_at = Some(tick);
     }
 
     pub(super) fn handle_crashes_and_respawns(&mut self) {

@@ -80,6 +80,12 @@ pub struct TestClient {
     pub seq: u32,
     /// Send one input per pump once admitted.
     pub send_inputs: bool,
+    /// `MsgClientInput::buttons` of the inputs sent.
+    pub buttons: u8,
+    /// Throttle of the inputs sent.
+    pub throttle: f32,
+    /// `MsgClientInput::artButtons` of the inputs sent (gear, hook, canopy).
+    pub art_buttons: u8,
     /// Snapshots to pretend were lost (not acked), by tick.
     pub ignore_ticks: std::collections::BTreeSet<u64>,
     decoder: SnapshotDecoder,
@@ -99,6 +105,9 @@ impl TestClient {
             last_snapshot_tick: None,
             seq: 0,
             send_inputs: true,
+            buttons: 0,
+            throttle: 0.8,
+            art_buttons: 0,
             ignore_ticks: Default::default(),
             decoder: SnapshotDecoder::new(),
             events: Vec::new(),
@@ -176,7 +185,9 @@ impl TestClient {
                 seq_num: self.seq,
                 tick_index: stamp.high,
                 ack_mask: stamp.mask,
-                throttle: 0.8,
+                buttons: self.buttons,
+                throttle: self.throttle,
+                art_buttons: self.art_buttons,
                 view_axis: [0.0, 0.0, -1.0],
                 selected_station: 255,
                 radar_mode: 255,
