@@ -109,7 +109,14 @@ fn assert_flew_predicted(v: &serde_json::Value, id: &str) {
         v["prediction"]["compared"].as_u64().is_some_and(|n| n > 10),
         "prediction compared too little: {v}"
     );
-    assert_eq!(v["prediction"]["corrections"], 0, "{v}");
+    // Predicting with any other model would differ from the server on nearly every compare; on
+    // a busy machine a few real-time input-timing corrections are normal (docs/client.md).
+    let compared = v["prediction"]["compared"].as_u64().unwrap_or(0);
+    let corrections = v["prediction"]["corrections"].as_u64().unwrap_or(u64::MAX);
+    assert!(
+        corrections.saturating_mul(4) < compared,
+        "the prediction used another model: {v}"
+    );
 }
 
 #[test]

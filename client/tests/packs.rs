@@ -57,10 +57,12 @@ fn a_client_lacking_the_servers_pack_is_told_which_and_where_and_with_it_flies()
     assert!(flew.session.admitted, "{:?}", flew.session.ended);
     assert_eq!(flew.session.aircraft.as_deref(), Some("my:trainer"));
     assert!(flew.prediction.enabled);
+    // Another model would differ from the server on nearly every compare.
     assert!(
-        flew.prediction.compared > 10,
-        "{}",
-        flew.prediction.compared
+        flew.prediction.compared > 10 && flew.prediction.corrections * 4 < flew.prediction.compared,
+        "compared {} corrections {}",
+        flew.prediction.compared,
+        flew.prediction.corrections
     );
     drop(server);
 }
