@@ -1,10 +1,12 @@
 //! The invariants each fuzz target checks, one function per decoder family, shared by the
 //! libFuzzer targets (`cargo fuzz run <family>`) and the stable smoke runner that CI runs.
-//! A violated invariant panics: that is the finding.
+//! A violated invariant panics: that is the finding. Families: the protocol's decoders, fl-wire,
+//! the QUIC transport's own framing and reassembly, and the TOML/content loaders.
 
 use fl_protocol::snapshot::SnapshotDecoder;
 use fl_protocol::tlv::{Ext, Extensions};
 use fl_protocol::{MsgId, Packet};
+use std::path::Path;
 
 /// A decoder family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,14 +23,34 @@ pub enum Family {
     /// fl-wire: arbitrary JSON text never panics the encoder; bytes that decode to JSON encode
     /// back to the same bytes (uncompressed).
     WireJson,
+    /// The QUIC reliable stream (magic, length-checked frames): never panics, accepted frames
+    /// re-encode to the bytes they came from.
+    QuicStream,
+    /// QUIC datagrams and fragment reassembly: parsing never panics, reassembly stays within its
+    /// memory and message limits whatever arrives, and this side's split reassembles exactly.
+    QuicDatagrams,
+    /// fl-toml: any text, every getter on every key of every table (nested), then the
+    /// unknown-key pass: never panics, every reported line lies inside the text.
+    TomlRead,
+    /// fl-flight: flight-model text parsed, validated and, when valid, built into a model;
+    /// never panics, errors and warnings carry lines inside the text.
+    FlightModel,
+    /// fl-content: a manifest, an entity and a weapon definition from the same bytes; never
+    /// panics, every error names a line inside the text.
+    ContentDefs,
 }
 
 impl Family {
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 9] = [
         Family::DecodePacket,
         Family::DecodeSnapshot,
         Family::ParseTlv,
         Family::WireJson,
+        Family::QuicStream,
+        Family::QuicDatagrams,
+        Family::TomlRead,
+        Family::FlightModel,
+        Family::ContentDefs,
     ];
 
     pub fn name(self) -> &'static str {
@@ -37,6 +59,11 @@ impl Family {
             Family::DecodeSnapshot => "decode_snapshot",
             Family::ParseTlv => "parse_tlv",
             Family::WireJson => "wire_json",
+            Family::QuicStream => "quic_stream",
+            Family::QuicDatagrams => "quic_datagrams",
+            Family::TomlRead => "toml_read",
+            Family::FlightModel => "flight_model",
+            Family::ContentDefs => "content_defs",
         }
     }
 
@@ -51,6 +78,11 @@ impl Family {
             Family::DecodeSnapshot => check_snapshot(data),
             Family::ParseTlv => check_tlv(data),
             Family::WireJson => check_wire_json(data),
+            Family::QuicStream => fl_net::quic::fuzzing::fuzz_stream(data),
+            Family::QuicDatagrams => fl_net::quic::fuzzing::fuzz_datagrams(data),
+            Family::TomlRead => check_toml_read(data),
+            Family::FlightModel => check_flight_model(data),
+            Family::ContentDefs => check_content_defs(data),
         }
     }
 
@@ -73,7 +105,230 @@ impl Family {
             Family::ParseTlv => (0..24u64)
                 .map(|s| random_extensions(s).as_bytes().to_vec())
                 .collect(),
+            Family::QuicStream => quic_stream_seeds(),
+            Family::QuicDatagrams => quic_datagram_seeds(),
+            Family::TomlRead | Family::FlightModel | Family::ContentDefs => toml_seeds(),
         }
+    }
+}
+
+fn quic_stream_seeds() -> Vec<Vec<u8>> {
+    let frame = |p: &[u8]| {
+        let mut f = (p.len() as u32).to_le_bytes().to_vec();
+        f.extend_from_slice(p);
+        f
+    };
+    let mut out = Vec::new();
+    for s in 0..8u64 {
+        let mut b = b"FLR\x01".to_vec();
+        for id in MsgId::ALL.iter().skip(s as usize * 3).take(3) {
+            if let Ok(p) = Packet::new(fl_protocol::testing::random_message(*id, s)).encode() {
+                b.extend_from_slice(&frame(&p));
+            }
+        }
+        out.push(b);
+    }
+    out
+}
+
+fn quic_datagram_seeds() -> Vec<Vec<u8>> {
+    // Records of [length][ms since the previous][datagram]: whole datagrams of both lanes and
+    // fragments (header: flags 0x81/0x82, id u16 LE, index, count).
+    let mut out = Vec::new();
+    for s in 0..8u8 {
+        let mut b = vec![s.wrapping_mul(37)];
+        let mut record = |d: &[u8], dt: u8| {
+            b.push(d.len() as u8);
+            b.push(dt);
+            b.extend_from_slice(d);
+        };
+        record(&[0x01, 1, 2, 3], 0);
+        record(&[0x02, s, s, s, s], 5);
+        for i in 0..3u8 {
+            let mut f = vec![0x81, s, 0, i, 3];
+            f.extend(std::iter::repeat_n(i ^ s, 20 + usize::from(s)));
+            record(&f, 30 * (i % 2));
+        }
+        out.push(b);
+    }
+    out
+}
+
+fn toml_seeds() -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = fl_content::example::example_pack_files("seed-pack", "seed", "jet")
+        .into_iter()
+        .map(|(_, text)| text.into_bytes())
+        .collect();
+    out.extend(
+        fl_content::builtin::FILES
+            .iter()
+            .map(|f| f.text.as_bytes().to_vec()),
+    );
+    out.push(
+        fl_content::builtin::JET_TRAINER_EXPECT_TOML
+            .as_bytes()
+            .to_vec(),
+    );
+    out.push(
+        b"[weapon]\nid = \"seed:aim9\"\nname = \"AIM-9\"\ntype = \"missile\"\n\
+          category = \"air-to-air\"\n"
+            .to_vec(),
+    );
+    out
+}
+
+/// The number of the last line of `text` (a line reported beyond it is a finding).
+fn last_line(text: &str) -> usize {
+    text.matches('\n').count() + 1
+}
+
+/// Diagnostics that keep just the line of each error and warning, to check them.
+#[derive(Debug)]
+struct Lines;
+
+impl fl_toml::Diagnostics for Lines {
+    type Error = usize;
+    type Warning = usize;
+    fn syntax(_: &Path, line: usize, _: String) -> usize {
+        line
+    }
+    fn invalid(_: &Path, line: usize, _: &str, _: String) -> usize {
+        line
+    }
+    fn warning(_: &Path, line: usize, _: &str, _: String) -> usize {
+        line
+    }
+}
+
+fn check_toml_read(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let last = last_line(text);
+    let mut src = fl_toml::Source::<Lines>::new(Path::new("fuzz.toml"), text);
+    let doc = match src.parse(text) {
+        Ok(doc) => doc,
+        Err(line) => {
+            assert!(
+                (1..=last).contains(&line),
+                "syntax error at line {line} of {last}"
+            );
+            return;
+        }
+    };
+    let mut errors = Vec::new();
+    let mut root = fl_toml::Table::root(doc.as_table());
+    walk_toml(&mut root, &src, 0, &mut errors);
+    root.finish(&mut src);
+    let mut lines = errors;
+    lines.extend(src.warnings.iter().copied());
+    lines.extend(src.take_key_lines().into_iter().map(|(_, l)| l));
+    for l in lines {
+        assert!(l <= last, "line {l} reported in a text of {last} lines");
+    }
+}
+
+/// Every getter on every key, into every sub-table (depth-bounded; TOML nesting is bounded by
+/// the text anyway).
+fn walk_toml(
+    t: &mut fl_toml::Table<'_>,
+    src: &fl_toml::Source<'_, Lines>,
+    depth: usize,
+    errors: &mut Vec<usize>,
+) {
+    for key in t.keys() {
+        let mut note = |r: Result<(), usize>| {
+            if let Err(l) = r {
+                errors.push(l);
+            }
+        };
+        note(t.str(src, &key).map(drop));
+        note(t.f64(src, &key).map(drop));
+        note(t.int(src, &key).map(drop));
+        note(t.bool(src, &key).map(drop));
+        note(t.str_array(src, &key, 64).map(drop));
+        note(t.f64_array(src, &key, 64).map(drop));
+        if depth < 8 {
+            match t.table(src, &key) {
+                Ok(Some(mut sub)) => walk_toml(&mut sub, src, depth + 1, errors),
+                Ok(None) => {}
+                Err(l) => errors.push(l),
+            }
+            match t.tables(src, &key, 16) {
+                Ok(subs) => {
+                    for mut sub in subs {
+                        walk_toml(&mut sub, src, depth + 1, errors);
+                    }
+                }
+                Err(l) => errors.push(l),
+            }
+        }
+    }
+}
+
+fn check_flight_model(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let last = last_line(text);
+    match fl_flight::schema::parse_flight_model(Path::new("fuzz.toml"), text) {
+        Ok(parsed) => {
+            for f in fl_flight::validate::validate(&parsed.value) {
+                let _ = f.to_string();
+            }
+            // A model that builds must be finite where the integrator will read it.
+            if let Ok(model) = fl_flight::AircraftModel::from_def(&parsed.value) {
+                let m = model.mass(0.0, 0.0);
+                assert!(!m.is_nan(), "a built model has a NaN empty mass");
+            }
+        }
+        Err(e) => {
+            let text_of_error = e.to_string();
+            assert!(!text_of_error.is_empty());
+            if let Some(line) = schema_error_line(&e) {
+                assert!(line <= last, "line {line} of {last}: {text_of_error}");
+            }
+        }
+    }
+}
+
+fn schema_error_line(e: &fl_flight::schema::SchemaError) -> Option<usize> {
+    use fl_flight::schema::SchemaError;
+    match e {
+        SchemaError::Syntax { line, .. } | SchemaError::Invalid { line, .. } => Some(*line),
+        _ => None,
+    }
+}
+
+fn check_content_defs(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let last = last_line(text);
+    let check = |e: fl_content::ContentError| {
+        let shown = e.to_string();
+        if let Some(line) = content_error_line(&e) {
+            assert!(line <= last, "line {line} of {last}: {shown}");
+        }
+    };
+    if let Err(e) = fl_content::manifest::parse_manifest(Path::new("manifest.toml"), text) {
+        check(e);
+    }
+    if let Err(e) = fl_content::entity::parse_entity_text(Path::new("e.toml"), text, "p", "ns") {
+        check(e);
+    }
+    if let Err(e) = fl_content::defs::parse_weapon_text(Path::new("w.toml"), text, "p", "ns") {
+        check(e);
+    }
+}
+
+fn content_error_line(e: &fl_content::ContentError) -> Option<usize> {
+    use fl_content::ContentError;
+    match e {
+        ContentError::Syntax { line, .. }
+        | ContentError::Invalid { line, .. }
+        | ContentError::BadName { line, .. } => Some(*line),
+        _ => None,
     }
 }
 

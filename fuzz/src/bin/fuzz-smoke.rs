@@ -21,7 +21,8 @@ struct Args {
     /// Mutation seed.
     #[arg(long, default_value_t = 0x5EED)]
     seed: u64,
-    /// Only this family (decode_packet, decode_snapshot, parse_tlv, wire_json).
+    /// Only this family (decode_packet, decode_snapshot, parse_tlv, wire_json, quic_stream,
+    /// quic_datagrams, toml_read, flight_model, content_defs).
     #[arg(long)]
     family: Option<String>,
     /// Inputs to replay through every selected family instead of mutating.

@@ -29,6 +29,12 @@ pub use identity::{
 };
 pub use server::{QuicServer, ServerConfig, ServerStats};
 
+/// Fuzz entry points over the transport's own bytes (used by `fl-fuzz`); not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::wire::{fuzz_datagrams, fuzz_stream};
+}
+
 /// The ALPN protocol both sides require.
 pub const ALPN: &[u8] = b"fighters-legacy/1";
 

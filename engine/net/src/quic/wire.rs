@@ -192,12 +192,10 @@ impl Reassembler {
         }
     }
 
-    #[cfg(test)]
     pub(crate) fn held_bytes(&self) -> usize {
         self.bytes
     }
 
-    #[cfg(test)]
     pub(crate) fn held_messages(&self) -> usize {
         self.partials.len()
     }
@@ -305,6 +303,145 @@ impl Reassembler {
         }
         Some(out)
     }
+}
+
+/// The reliable stream as a peer's bytes arrive: the magic, then frames whose length is checked
+/// before anything is allocated. Never panics on any input; whatever it accepts re-encodes to
+/// exactly the bytes it consumed. (A fuzz entry point: a violated invariant panics.)
+pub fn fuzz_stream(data: &[u8]) {
+    let Some(rest) = data.strip_prefix(&STREAM_MAGIC) else {
+        return; // the server closes a stream without the magic
+    };
+    let mut pos = 0;
+    let mut frames: Vec<&[u8]> = Vec::new();
+    while let Some(header) = rest.get(pos..pos + FRAME_HEADER) {
+        let header: [u8; FRAME_HEADER] = header.try_into().expect("FRAME_HEADER bytes");
+        let len = match check_frame_len(header) {
+            Ok(len) => len,
+            Err(why) => {
+                assert!(u32::from_le_bytes(header) as usize > MAX_RELIABLE_MESSAGE);
+                assert!(why.contains("exceeds"), "{why}");
+                break; // the link closes here
+            }
+        };
+        assert!(len <= MAX_RELIABLE_MESSAGE);
+        let Some(payload) = rest.get(pos + FRAME_HEADER..pos + FRAME_HEADER + len) else {
+            break; // the rest has not arrived yet
+        };
+        frames.push(payload);
+        pos += FRAME_HEADER + len;
+    }
+    let mut again = STREAM_MAGIC.to_vec();
+    for f in &frames {
+        again.extend_from_slice(&encode_frame(f));
+    }
+    assert_eq!(
+        again[..],
+        data[..STREAM_MAGIC.len() + pos],
+        "frames re-encode to the bytes they came from"
+    );
+}
+
+/// Datagrams as a peer may send them, then the sender's own split of a message: parsing never
+/// panics, reassembly stays within its limits whatever arrives (fragments of any id, count,
+/// index and age), and a message split by this side reassembles to itself from its fragments
+/// in any order. (A fuzz entry point: a violated invariant panics.)
+///
+/// Input: records of `[length: u8][milliseconds since the previous one: u8][datagram]`.
+pub fn fuzz_datagrams(data: &[u8]) {
+    let limits = ReassemblyLimits {
+        max_partials: 4,
+        max_bytes: 4096,
+        timeout: Duration::from_millis(100),
+        max_message: 2048,
+    };
+    let mut r = Reassembler::new(limits);
+    let mut now = Instant::now();
+    let mut rest = data;
+    while let [len, dt, tail @ ..] = rest {
+        let take = usize::from(*len).min(tail.len());
+        let (datagram, next) = tail.split_at(take);
+        rest = next;
+        now += Duration::from_millis(u64::from(*dt));
+        match parse(Bytes::copy_from_slice(datagram)) {
+            None => {}
+            Some(Datagram::Whole { channel, payload }) => {
+                assert_ne!(channel, Channel::Reliable);
+                assert_eq!(payload[..], datagram[WHOLE_HEADER..]);
+            }
+            Some(Datagram::Fragment {
+                channel,
+                msg_id,
+                index,
+                count,
+                chunk,
+            }) => {
+                assert!(index < count && count >= 2 && !chunk.is_empty());
+                if let Some(msg) = r.push(now, channel, msg_id, index, count, chunk) {
+                    assert!(msg.len() <= limits.max_message, "{} bytes", msg.len());
+                }
+                assert!(r.held_bytes() <= limits.max_bytes, "{}", r.held_bytes());
+                assert!(r.held_messages() <= limits.max_partials);
+            }
+        }
+    }
+
+    // This side's split, delivered in an order the input chooses, reassembles exactly.
+    let Some((&size, payload)) = data.split_first() else {
+        return;
+    };
+    let max_datagram = FRAGMENT_HEADER + 1 + usize::from(size % 64);
+    let Ok(datagrams) = split(Channel::Voice, u16::from(size), payload, max_datagram) else {
+        assert!(payload.len() > MAX_FRAGMENTS * (max_datagram - FRAGMENT_HEADER));
+        return;
+    };
+    assert!(datagrams.iter().all(|d| d.len() <= max_datagram));
+    let n = datagrams.len();
+    let order: Vec<usize> = (0..n).map(|i| (i * 7 + usize::from(size)) % n).collect();
+    let mut unique = order.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    if unique.len() != n {
+        return; // not a permutation (7 divides n): nothing to check in this order
+    }
+    let mut r = Reassembler::new(ReassemblyLimits {
+        max_partials: 1,
+        max_bytes: payload.len().max(1),
+        timeout: Duration::from_secs(1),
+        max_message: payload.len().max(1),
+    });
+    let t = Instant::now();
+    let mut whole = None;
+    for (k, &i) in order.iter().enumerate() {
+        match parse(datagrams[i].clone()).expect("our own datagram parses") {
+            Datagram::Whole { payload: p, .. } => {
+                assert_eq!(n, 1);
+                whole = Some(p.to_vec());
+            }
+            Datagram::Fragment {
+                channel,
+                msg_id,
+                index,
+                count,
+                chunk,
+            } => {
+                let out = r.push(t, channel, msg_id, index, count, chunk);
+                assert_eq!(
+                    out.is_some(),
+                    k + 1 == n,
+                    "complete exactly at the last one"
+                );
+                if out.is_some() {
+                    whole = out;
+                }
+            }
+        }
+    }
+    assert_eq!(
+        whole.as_deref(),
+        Some(payload),
+        "the message comes back whole"
+    );
 }
 
 #[cfg(test)]
@@ -473,6 +610,32 @@ mod tests {
         );
         let f = encode_frame(b"abc");
         assert_eq!(&f[..], b"\x03\x00\x00\x00abc");
+    }
+
+    #[test]
+    fn the_fuzz_entry_points_hold_on_their_seeds() {
+        let mut stream = STREAM_MAGIC.to_vec();
+        stream.extend_from_slice(&encode_frame(b"abc"));
+        stream.extend_from_slice(&encode_frame(b""));
+        stream.extend_from_slice(&[9, 0, 0]); // a header still arriving
+        fuzz_stream(&stream);
+        stream.truncate(STREAM_MAGIC.len());
+        stream.extend_from_slice(&u32::MAX.to_le_bytes());
+        fuzz_stream(&stream);
+        fuzz_stream(b"GET / HTTP/1.1");
+        let mut dgrams = Vec::new();
+        for (i, d) in split(Channel::Unreliable, 5, &[7u8; 300], 64)
+            .expect("fits")
+            .iter()
+            .enumerate()
+        {
+            dgrams.push(d.len() as u8);
+            dgrams.push(i as u8 * 30);
+            dgrams.extend_from_slice(d);
+        }
+        fuzz_datagrams(&dgrams);
+        fuzz_datagrams(&[]);
+        fuzz_datagrams(&[0xFF; 600]);
     }
 
     #[test]
