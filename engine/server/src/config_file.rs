@@ -801,7 +801,16 @@ mod tests {
     }
 
     /// `(section, key, lowest accepted, highest accepted, too low, too high)`.
-    const RANGES: &[(&str, &str, &str, &str, Option<&str>, Option<&str>)] = &[
+    type Range = (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+
+    const RANGES: &[Range] = &[
         (
             "discovery",
             "beacon_interval_ms",
