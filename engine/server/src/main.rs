@@ -136,27 +136,30 @@ fn stack_sources(file: &FileConfig) -> StackSources {
 /// `--check`: the configuration (read, never written) and the content stack, reported on
 /// stdout in the findings format. `Ok(false)` when anything is an error.
 fn check(args: &Args) -> Result<bool> {
-    let file = if args.config.exists() {
+    let (file, unknown_keys) = if args.config.exists() {
         let text = std::fs::read_to_string(&args.config)
             .with_context(|| format!("reading {}", args.config.display()))?;
-        let (file, unknown) = fl_server::config_file::parse(&args.config, &text)?;
-        for key in unknown {
-            println!(
-                "{}: warning: `{key}`: unknown key (ignored)",
-                args.config.display()
-            );
-        }
-        file
+        fl_server::config_file::parse(&args.config, &text)?
     } else {
         println!(
             "{}: not found; checking the defaults (a running server writes this file)",
             args.config.display()
         );
-        FileConfig::default()
+        (FileConfig::default(), Vec::new())
     };
     let file = configure(file, args)?;
     let load = load_stack(&stack_sources(&file));
     let mut findings = load.findings;
+    // The configuration's own findings count like the content's.
+    findings
+        .items
+        .extend(unknown_keys.into_iter().map(|key| Finding {
+            severity: Severity::Warning,
+            file: args.config.clone(),
+            line: 0,
+            key,
+            message: "unknown key (ignored)".into(),
+        }));
     if let Some(content) = &load.content
         && let Err(e) = content.aircraft_type(&file.world.player_entity_type)
     {
