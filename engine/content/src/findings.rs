@@ -269,6 +269,18 @@ impl From<&ContentError> for Finding {
                     line,
                     problem,
                 } => err(file, *line, key, problem.clone()),
+                SchemaError::Io { file, source } => {
+                    err(file, 0, "", format!("cannot read: {source}"))
+                }
+                SchemaError::TooLarge { file, size, limit } => err(
+                    file,
+                    0,
+                    "",
+                    format!(
+                        "file is {size} bytes; flight-model files are limited to {limit} bytes"
+                    ),
+                ),
+                #[allow(unreachable_patterns)] // fl-flight may add variants
                 other => err(
                     Path::new(""),
                     0,
@@ -449,5 +461,16 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("key = \"value\""), "{s}");
+        let unreadable = ContentError::FlightModelSchema {
+            asset: "a/a".into(),
+            source: fl_flight::schema::SchemaError::Io {
+                file: "a.toml".into(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+            },
+        };
+        assert_eq!(
+            Finding::from(&unreadable).to_string(),
+            "a.toml: error: cannot read: gone"
+        );
     }
 }
