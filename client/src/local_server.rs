@@ -250,8 +250,12 @@ fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
                 pack_dirs: cfg.pack_dirs.clone(),
             });
             let Some(c) = load.content else {
-                let lines: Vec<String> =
-                    load.findings.items.iter().map(ToString::to_string).collect();
+                let lines: Vec<String> = load
+                    .findings
+                    .items
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
                 return Err(LocalServerError::Content(lines.join("\n")));
             };
             log_loaded(&c);
