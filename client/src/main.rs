@@ -37,9 +37,13 @@ struct Args {
     /// truth is known, so the summary includes interpolation error and an exactness check).
     #[arg(long)]
     linksim: bool,
-    /// How long to fly.
+    /// How long to fly. A join still under way is waited for (at most --join-timeout).
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
+    /// Seconds a join may take (connection, hello and admission) before it ends with the
+    /// server's address and the stage it was waiting for.
+    #[arg(long, default_value_t = 10.0)]
+    join_timeout: f64,
     /// Who flies: aerobatics, level, orbit, idle.
     #[arg(long, default_value = "aerobatics")]
     autopilot: String,
@@ -137,6 +141,9 @@ fn main_inner(args: Args) -> Result<bool> {
     if !(args.seconds.is_finite() && args.seconds >= 0.0) {
         bail!("--seconds must be a non-negative number");
     }
+    if !(args.join_timeout.is_finite() && args.join_timeout > 0.0 && args.join_timeout <= 3600.0) {
+        bail!("--join-timeout must be a number of seconds above 0 and at most 3600");
+    }
     if !(args.fps.is_finite() && args.fps >= 1.0) {
         bail!("--fps must be at least 1");
     }
@@ -175,6 +182,7 @@ fn main_inner(args: Args) -> Result<bool> {
                 .password
                 .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
                 .filter(|p| !p.is_empty()),
+            handshake_timeout: Duration::from_secs_f64(args.join_timeout),
             ..SessionConfig::default()
         },
         known_hosts: args.known_hosts,

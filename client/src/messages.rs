@@ -24,6 +24,7 @@ pub enum EndReason {
     /// No `MsgConnectAck` within the join timeout (the session's, or the QUIC connect timeout,
     /// which is the same value).
     HandshakeTimeout {
+        /// The timeout that expired (the time the join was given).
         waited: Duration,
         stage: &'static str,
         /// Where the client tried to join (unknown for an in-memory transport).

@@ -269,6 +269,8 @@ pub struct ClientSession {
     cfg: SessionConfig,
     /// The server's address, for messages (unknown for an in-memory transport).
     server_addr: Option<SocketAddr>,
+    /// When the transport itself gives up on connecting, if known (`connect_quic`).
+    transport_connect_timeout: Option<Duration>,
     state: SessionState,
     started_at: Duration,
     hello: Option<(u16, Option<String>)>,
@@ -317,6 +319,7 @@ impl ClientSession {
             transport,
             cfg,
             server_addr: None,
+            transport_connect_timeout: None,
             state: SessionState::Connecting,
             started_at: now,
             hello: None,
@@ -361,8 +364,12 @@ impl ClientSession {
             connect_timeout: cfg.handshake_timeout,
             ..QuicClientConfig::default()
         };
+        // QUIC's idle timer bounds the handshake too, so the smaller of the two fires.
+        let gives_up = quic.connect_timeout.min(quic.idle_timeout);
         let client = QuicClient::connect_with(addr, server_name, trust, quic)?;
-        Ok(Self::new(Box::new(client), cfg, now).with_server_addr(addr))
+        let mut s = Self::new(Box::new(client), cfg, now).with_server_addr(addr);
+        s.transport_connect_timeout = Some(gives_up);
+        Ok(s)
     }
 
     /// Names the server's address in the session's messages (a join timeout says where).
@@ -522,7 +529,7 @@ impl ClientSession {
             let stage = self.stage();
             self.transport.disconnect("handshake timed out");
             self.finish(EndReason::HandshakeTimeout {
-                waited: now.saturating_sub(self.started_at),
+                waited: self.cfg.handshake_timeout,
                 stage,
                 server: self.server_addr,
             });
@@ -677,7 +684,9 @@ impl ClientSession {
                 // (`connect_quic` passes it down), so the same message.
                 DisconnectReason::TimedOut if self.state == SessionState::Connecting => {
                     EndReason::HandshakeTimeout {
-                        waited: now.saturating_sub(self.started_at),
+                        waited: self
+                            .transport_connect_timeout
+                            .unwrap_or_else(|| now.saturating_sub(self.started_at)),
                         stage: self.stage(),
                         server: self.server_addr,
                     }
