@@ -90,8 +90,9 @@ fn causes(e: &dyn std::error::Error) -> String {
     out.join(": ")
 }
 
-/// What to change for a TOML syntax error: the parser's words, and the usual fixes.
-fn syntax_message(parser: &str) -> String {
+/// What to change for a TOML syntax error: the parser's words, and the usual fixes (also used
+/// for `server.toml` by `fl-server --check`).
+pub fn syntax_message(parser: &str) -> String {
     format!(
         "TOML syntax error: {parser}; fix this line (text values need quotes: key = \"value\"; \
          tables are written [name]; each key appears once)"

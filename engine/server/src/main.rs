@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use fl_content::{Finding, Severity, StackSources, load_stack, log_loaded};
 use fl_net::quic::{QuicError, QuicServer, ServerConfig as QuicConfig};
-use fl_server::config_file::{FileConfig, load_or_create};
+use fl_server::config_file::{ConfigError, FileConfig, load_or_create};
 use fl_server::discovery::{Discovery, ServerFacts};
 use fl_server::runtime::{Command, RuntimeConfig, spawn};
 use fl_server::server::Server;
@@ -133,13 +133,61 @@ fn stack_sources(file: &FileConfig) -> StackSources {
     }
 }
 
+/// A configuration error as a finding: a TOML syntax error with its line and what to change, a
+/// refused value with its key.
+fn config_finding(path: &std::path::Path, e: &ConfigError) -> Finding {
+    let (line, key, message) = match e {
+        ConfigError::Parse { message, .. } => {
+            // toml's text: "TOML parse error at line N, column C\n  |\n…\n<what>".
+            let line = message
+                .split_once("at line ")
+                .and_then(|(_, r)| r.split(|c: char| !c.is_ascii_digit()).next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let what = message.lines().rev().find(|l| !l.trim().is_empty());
+            let what = what.unwrap_or(message).trim();
+            // serde's refusals of a well-formed value come through the same text.
+            let semantic = [
+                "invalid type",
+                "invalid value",
+                "missing field",
+                "unknown variant",
+            ]
+            .iter()
+            .any(|p| what.starts_with(p));
+            let message = if semantic {
+                what.to_owned()
+            } else {
+                fl_content::findings::syntax_message(what)
+            };
+            (line, String::new(), message)
+        }
+        ConfigError::Invalid { key, problem, .. } => (0, (*key).to_owned(), problem.clone()),
+        other => (0, String::new(), format!("{other:#}")),
+    };
+    Finding {
+        severity: Severity::Error,
+        file: path.to_owned(),
+        line,
+        key,
+        message,
+    }
+}
+
 /// `--check`: the configuration (read, never written) and the content stack, reported on
 /// stdout in the findings format. `Ok(false)` when anything is an error.
 fn check(args: &Args) -> Result<bool> {
     let (file, unknown_keys) = if args.config.exists() {
         let text = std::fs::read_to_string(&args.config)
             .with_context(|| format!("reading {}", args.config.display()))?;
-        fl_server::config_file::parse(&args.config, &text)?
+        match fl_server::config_file::parse(&args.config, &text) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                println!("{}", config_finding(&args.config, &e));
+                println!("fl-server --check: 1 error(s), 0 warning(s); content not checked");
+                return Ok(false);
+            }
+        }
     } else {
         println!(
             "{}: not found; checking the defaults (a running server writes this file)",

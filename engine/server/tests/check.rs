@@ -189,3 +189,46 @@ fn a_running_server_logs_each_finding_once_in_plain_text() {
         "{text}"
     );
 }
+
+#[test]
+fn check_reports_server_toml_problems_in_the_same_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |text: &str| {
+        std::fs::write(dir.path().join("server.toml"), text).expect("config");
+        let out = server()
+            .current_dir(dir.path())
+            .arg("--check")
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run("[world]\nplayer_entity_type = \n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.starts_with("server.toml:2: error: TOML syntax error: ")
+            && out.contains("key = \"value\""),
+        "{out}"
+    );
+    let (code, out) = run("[server]\nport = \"x\"\n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.starts_with("server.toml:2: error: invalid type"),
+        "a well-formed value of the wrong type is not a syntax error: {out}"
+    );
+    let (code, out) = run("[discovery]\nbeacon_interval_ms = 0\n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.starts_with("server.toml: error: `discovery.beacon_interval_ms`: must be between"),
+        "{out}"
+    );
+    let (code, out) = run("[world]\nnope = 1\n");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("server.toml: warning: `world.nope`: unknown key (ignored)")
+            && out.contains("0 error(s), 1 warning(s)"),
+        "{out}"
+    );
+}
