@@ -105,7 +105,9 @@ pub fn skip(why: &str) {
 
 #[track_caller]
 fn find(rel: &str, instead: Option<&str>) -> Option<PathBuf> {
-    let looked = candidates();
+    // Only the first shared directory that exists counts (as for `./dev`): material is never
+    // pieced together from two places.
+    let looked = shared_dir().map_or_else(candidates, |d| vec![d]);
     if let Some(found) = looked.iter().map(|d| d.join(rel)).find(|p| p.exists()) {
         return Some(found);
     }
