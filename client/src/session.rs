@@ -237,6 +237,9 @@ pub struct SessionStats {
     pub snapshots_wrong_version: u64,
     pub snapshots_before_admission: u64,
     pub decode_errors: u64,
+    /// Message ids this build does not know: additive messages of a newer server, discarded
+    /// silently as the spec asks (not decode errors).
+    pub unknown_messages: u64,
     pub wrong_direction: u64,
     pub unexpected_messages: u64,
     pub inputs_sent: u64,
@@ -250,6 +253,8 @@ pub struct SessionStats {
 pub enum SessionSendError {
     #[error("not in the world (the session is {0:?})")]
     NotInWorld(SessionState),
+    #[error("the admin token is {len} bytes; the wire carries at most {max}")]
+    AdminTokenTooLong { len: usize, max: usize },
     #[error("cannot encode the message")]
     Encode(#[from] EncodeError),
     #[error("the transport refused the message")]
@@ -574,6 +579,14 @@ impl ClientSession {
         if self.state == SessionState::Ended {
             return Err(SessionSendError::NotInWorld(self.state));
         }
+        // A longer token would be cut on the wire and could never match: say so instead.
+        let max = fl_protocol::msg::admin::ADMIN_TOKEN_MAX_BYTES;
+        if token.len() > max {
+            return Err(SessionSendError::AdminTokenTooLong {
+                len: token.len(),
+                max,
+            });
+        }
         self.admin_req = self.admin_req.wrapping_add(1);
         let cmd = AdminCommand {
             req_id: self.admin_req,
@@ -714,7 +727,7 @@ impl ClientSession {
             return;
         };
         let Some(id) = MsgId::from_u8(first) else {
-            self.stats.decode_errors += 1;
+            self.stats.unknown_messages += 1;
             return;
         };
         if id.info().direction != Direction::ServerToClient || id.info().lane.channel().is_none() {

@@ -7,7 +7,7 @@ mod common;
 use common::RealWorld;
 use fighters_legacy::autopilot::Aerobatics;
 use fighters_legacy::messages::{EndReason, refusal_message};
-use fighters_legacy::session::{SessionConfig, SessionState};
+use fighters_legacy::session::{SessionConfig, SessionSendError, SessionState};
 use fighters_legacy::sim::{Sim, SimConfig};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use fl_protocol::enums::{ConnectRefusalCode, PeerRole};
@@ -190,6 +190,13 @@ fn every_refusal_a_server_produces_reaches_the_player() {
     let mut w = RealWorld::new(35, cfg);
     let mut first = w.session_from(ip(1), SessionConfig::default());
     w.settle(&mut first, 30);
+    // A token the wire cannot carry is refused here, not cut and sent to fail (and to count
+    // towards the lockout).
+    let long = "x".repeat(fl_protocol::msg::admin::ADMIN_TOKEN_MAX_BYTES + 1);
+    assert!(matches!(
+        first.send_admin(&long, "status"),
+        Err(SessionSendError::AdminTokenTooLong { .. })
+    ));
     for _ in 0..2 {
         first.send_admin("guess", "status").expect("sent");
     }

@@ -440,8 +440,12 @@ fn snapshot_intake_follows_the_rules() {
         ClientInput::default(),
         &Extensions::new(),
     );
+    // An id this build does not know is an additive message of a newer server: discarded
+    // silently, never counted as an error.
+    f.send_raw(Channel::Reliable, &[0xEE, 1, 2, 3]);
     f.run(&mut s, 1);
     assert_eq!(s.stats().decode_errors, 2);
+    assert_eq!(s.stats().unknown_messages, 1);
     assert_eq!(s.stats().wrong_direction, 1);
     assert_eq!(s.last_snapshot_tick(), Some(200));
     assert_eq!(s.state(), SessionState::InWorld);
