@@ -85,7 +85,17 @@ pub fn load(
     opts: &ContentOptions,
     aircraft: Option<&str>,
 ) -> Result<Arc<Content>, ContentLoadError> {
-    let load = load_stack(&opts.sources());
+    let content = load_sources(&opts.sources())?;
+    if let Some(id) = aircraft {
+        content.aircraft_type(id)?;
+    }
+    Ok(content)
+}
+
+/// Loads a stack from explicit sources and logs its findings once (also the embedded server's
+/// path when it is not handed the client's content).
+pub fn load_sources(sources: &StackSources) -> Result<Arc<Content>, ContentLoadError> {
+    let load = load_stack(sources);
     let Some(content) = load.content else {
         let lines: Vec<String> = load
             .findings
@@ -96,9 +106,6 @@ pub fn load(
         return Err(ContentLoadError::Failed(lines.join("\n")));
     };
     log_loaded(&content);
-    if let Some(id) = aircraft {
-        content.aircraft_type(id)?;
-    }
     Ok(Arc::new(content))
 }
 

@@ -10,7 +10,7 @@
 //! Owns the server threads and, when none was given, a temporary directory for the server's TLS
 //! identity (removed on drop). Binds loopback only.
 
-use fl_content::{Content, StackSources, load_stack, log_loaded};
+use fl_content::{Content, StackSources};
 use fl_net::quic::{Fingerprint, QuicServer, ServerConfig as QuicConfig};
 use fl_server::runtime::{Command, Metrics, RuntimeConfig, ServerHandle, spawn};
 use fl_server::server::{Server, ServerConfig, SpawnPoint};
@@ -73,8 +73,8 @@ pub enum LocalServerError {
     DataDir(#[source] std::io::Error),
     #[error("cannot start the server thread")]
     Thread(#[source] std::io::Error),
-    #[error("content failed to load: {0}")]
-    Content(String),
+    #[error("cannot load the server's content")]
+    Content(#[source] crate::content::ContentLoadError),
     #[error("[world] player_entity_type")]
     Aircraft(#[source] fl_content::AircraftChoiceError),
     #[error("cannot listen on loopback")]
@@ -243,24 +243,12 @@ fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
     std::fs::create_dir_all(&data_dir).map_err(LocalServerError::DataDir)?;
     let content = match &cfg.content {
         Some(c) => c.clone(),
-        None => {
-            // The same loading path as fl-server and the client.
-            let load = load_stack(&StackSources {
-                mods_dirs: cfg.mods_dirs.clone(),
-                pack_dirs: cfg.pack_dirs.clone(),
-            });
-            let Some(c) = load.content else {
-                let lines: Vec<String> = load
-                    .findings
-                    .items
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect();
-                return Err(LocalServerError::Content(lines.join("\n")));
-            };
-            log_loaded(&c);
-            Arc::new(c)
-        }
+        // The same loading path as fl-server and the client.
+        None => crate::content::load_sources(&StackSources {
+            mods_dirs: cfg.mods_dirs.clone(),
+            pack_dirs: cfg.pack_dirs.clone(),
+        })
+        .map_err(LocalServerError::Content)?,
     };
     content
         .aircraft_type(&cfg.server.player_entity_type)

@@ -10,62 +10,9 @@
 use crate::content::Content;
 use crate::error::{AssetError, ContentError, ContentWarning};
 use crate::load::{LoadFailure, LoadReport};
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Stops a pack or a definition from loading.
-    Error,
-    /// Loaded anyway; worth a look.
-    Warning,
-}
-
-impl Severity {
-    /// `error` or `warning`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Error => "error",
-            Self::Warning => "warning",
-        }
-    }
-}
-
-/// One finding, located as precisely as the loader knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// Error or warning.
-    pub severity: Severity,
-    /// The file (empty for findings about the whole stack).
-    pub file: PathBuf,
-    /// 1-based line (0 when the finding is about the whole file).
-    pub line: usize,
-    /// Dotted key path (may be empty).
-    pub key: String,
-    /// What is wrong and, where the loader knows it, what to change; the cause included.
-    pub message: String,
-}
-
-/// Written as `file:line: severity: `key`: message`. Without a line the `:line` is left out,
-/// without a key the `` `key`: `` part; a finding about the whole stack names `(content)`.
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.file.as_os_str().is_empty() {
-            f.write_str("(content)")?;
-        } else {
-            write!(f, "{}", self.file.display())?;
-        }
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-        }
-        write!(f, ": {}: ", self.severity.label())?;
-        if !self.key.is_empty() {
-            write!(f, "`{}`: ", self.key)?;
-        }
-        f.write_str(&self.message)
-    }
-}
+pub use fl_toml::{Finding, Severity};
 
 impl From<&ContentWarning> for Finding {
     fn from(w: &ContentWarning) -> Self {
@@ -435,7 +382,7 @@ mod tests {
         };
         assert_eq!(w.to_string(), "p/entities/a.toml: warning: bad");
         let stack = Finding {
-            file: PathBuf::new(),
+            file: std::path::PathBuf::new(),
             ..w
         };
         assert_eq!(stack.to_string(), "(content): warning: bad");

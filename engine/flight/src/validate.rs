@@ -7,49 +7,8 @@
 //! the whole list), or change the model.
 
 use crate::schema::{FlightModelDef, Table1DDef, Table2DDef};
-use std::fmt;
-use std::path::PathBuf;
 
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Worth a look; does not fail validation.
-    Warning,
-    /// The model is wrong; validation fails.
-    Error,
-}
-
-/// One problem with a model.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    /// Error or warning.
-    pub severity: Severity,
-    /// File.
-    pub file: PathBuf,
-    /// 1-based line.
-    pub line: usize,
-    /// Dotted key.
-    pub key: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        write!(
-            f,
-            "{}:{}: {sev}: `{}`: {}",
-            self.file.display(),
-            self.line,
-            self.key,
-            self.message
-        )
-    }
-}
+pub use fl_toml::{Finding, Severity};
 
 /// How far (deg) the lift table's peak may sit from `alpha_stall_deg`.
 pub const STALL_PEAK_TOLERANCE_DEG: f64 = 2.0;
@@ -462,6 +421,6 @@ pub fn validate(d: &FlightModelDef) -> Vec<Finding> {
     {
         o.err("aero.tvc.min_angle_deg", "exceeds max_angle_deg");
     }
-    o.v.sort_by(|a, b| a.line.cmp(&b.line).then(b.severity.cmp(&a.severity)));
+    o.v.sort_by(|a, b| a.line.cmp(&b.line).then(a.severity.cmp(&b.severity)));
     o.v
 }

@@ -19,6 +19,9 @@ use toml_edit::{Document, Item, TableLike, Value};
 
 pub use toml_edit;
 
+mod finding;
+pub use finding::{Finding, Severity};
+
 /// How a loader turns reading problems into its own error and warning types.
 pub trait Diagnostics {
     /// The loader's error.
