@@ -5,6 +5,8 @@
 //! [`linksim`] (in memory, virtual time, seeded and deterministic: latency, jitter, loss,
 //! duplication, reordering, bandwidth cap) for tests and benchmarks, and [`quic`] (quinn +
 //! rustls, TLS 1.3 always, trust on first use or pinned fingerprint) for real networks.
+//! [`impair`] is a loopback UDP relay that impairs a real QUIC path (delay, jitter, loss,
+//! duplication, bottleneck, blackouts; seeded) and reports the ground truth, for tests and tools.
 //!
 //! This crate moves opaque messages; it never parses them (that is fl-protocol's job) and
 //! never blocks the caller: a slow or dead peer costs the sim tick nothing.
@@ -24,6 +26,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub mod impair;
 pub mod linksim;
 pub mod quic;
 
