@@ -1,5 +1,5 @@
 //! Who may enter: the connect gauntlet, run in order on every new connection — ban, allowlist,
-//! per-IP connect rate, per-IP concurrent cap, admin-auth lockout — each failure answered with
+//! per-IP connect rate (a token bucket), per-IP concurrent cap, admin-auth lockout — each failure answered with
 //! `MsgConnectRefusal` and its code; then the `MsgConnectRequest` checks (protocol version, role,
 //! join password, required packs) and the request timeout for peers that never ask.
 //!
@@ -9,8 +9,11 @@ use fl_protocol::PROTOCOL_VERSION;
 use fl_protocol::enums::{ConnectRefusalCode, PeerRole};
 use fl_protocol::msg::handshake::ConnectRequest;
 use fl_protocol::tlv::{Ext, Extensions, tag};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
+
+/// Service ticks per second (the server's fixed 60 Hz step); turns a bucket's wait into seconds.
+const TICKS_PER_SECOND: u64 = 60;
 
 /// Addresses whose admin-auth failures are remembered before counts (not lockouts) are dropped.
 const MAX_TRACKED_AUTH_ADDRESSES: usize = 100_000;
@@ -21,7 +24,11 @@ pub struct AdmissionConfig {
     pub bans: BTreeSet<IpAddr>,
     /// When set, only these addresses may connect.
     pub allowlist: Option<BTreeSet<IpAddr>>,
-    /// Connections per IP allowed within `connect_window_ticks`.
+    /// Connection attempts one IP may make at once: the per-IP token bucket's size. Players
+    /// behind one NAT or at a LAN party all join at the same moment, so this is generous.
+    pub connect_burst: usize,
+    /// Sustained rate: the bucket gets `connect_rate` tokens back per `connect_window_ticks`
+    /// (one every `connect_window_ticks / connect_rate`).
     pub connect_rate: usize,
     pub connect_window_ticks: u64,
     /// Concurrent connections per IP.
@@ -43,9 +50,10 @@ impl Default for AdmissionConfig {
         Self {
             bans: BTreeSet::new(),
             allowlist: None,
-            connect_rate: 5,
+            connect_burst: 16,
+            connect_rate: 10,
             connect_window_ticks: 10 * 60,
-            max_per_ip: 8,
+            max_per_ip: 32,
             admin_auth_max_failures: 5,
             admin_auth_lockout_ticks: 300 * 60,
             password: None,
@@ -88,7 +96,11 @@ pub struct JoinRequest {
 #[derive(Debug, Default)]
 pub struct Admission {
     cfg: AdmissionConfig,
-    recent_connects: BTreeMap<IpAddr, VecDeque<u64>>,
+    /// Per-IP connect bucket as a GCRA "theoretical arrival time" in scaled ticks (ticks ×
+    /// `connect_rate`, so one token is exactly `connect_window_ticks` units and no fraction is
+    /// ever rounded). An address whose bucket is full again has no entry: O(1) per attempt,
+    /// memory only for addresses that connected within the last burst's refill time.
+    connect_tat: BTreeMap<IpAddr, u128>,
     concurrent: BTreeMap<IpAddr, usize>,
     auth_failures: BTreeMap<IpAddr, (u32, Option<u64>)>,
 }
@@ -125,21 +137,15 @@ impl Admission {
                 "Access denied.",
             ));
         }
-        let window = self.cfg.connect_window_ticks;
-        let recent = self.recent_connects.entry(ip).or_default();
-        while recent
-            .front()
-            .is_some_and(|&t| tick.saturating_sub(t) >= window)
-        {
-            recent.pop_front();
-        }
-        if recent.len() >= self.cfg.connect_rate {
+        if let Err(wait_ticks) = self.take_connect_token(ip, tick) {
+            // The client shows this text; it names the bucket's real refill time, rounded up
+            // to whole seconds so a player who waits exactly that long gets in.
+            let secs = wait_ticks.div_ceil(TICKS_PER_SECOND).max(1);
             return Err(Refusal::new(
                 ConnectRefusalCode::RateLimited,
-                "Connection rate limit exceeded. Try again later.",
+                format!("Too many connection attempts; try again in {secs} s."),
             ));
         }
-        recent.push_back(tick);
         if self.concurrent.get(&ip).copied().unwrap_or(0) >= self.cfg.max_per_ip {
             return Err(Refusal::new(
                 ConnectRefusalCode::TooManyConnections,
@@ -156,6 +162,36 @@ impl Admission {
         Ok(())
     }
 
+    /// Takes one token from `ip`'s connect bucket at `tick`, or says in how many ticks the next
+    /// token returns. A refused attempt takes nothing, so a flood neither drains the bucket
+    /// further nor pushes the wait out: it is refused at the cost of one map lookup.
+    fn take_connect_token(&mut self, ip: IpAddr, tick: u64) -> Result<(), u64> {
+        let (next, wait) = self.connect_bucket(ip, tick);
+        if wait > 0 {
+            return Err(wait);
+        }
+        self.connect_tat.insert(ip, next);
+        Ok(())
+    }
+
+    /// In how many ticks `ip` may connect again (0 = now): its connect bucket's refill time.
+    pub fn connect_wait_ticks(&self, ip: IpAddr, tick: u64) -> u64 {
+        self.connect_bucket(ip, tick).1
+    }
+
+    /// `ip`'s bucket at `tick`: the arrival time after taking one more token, and the ticks
+    /// until that take fits in the bucket (0 = it fits now).
+    fn connect_bucket(&self, ip: IpAddr, tick: u64) -> (u128, u64) {
+        let rate = self.cfg.connect_rate.max(1) as u128;
+        let interval = u128::from(self.cfg.connect_window_ticks.max(1));
+        let burst = self.cfg.connect_burst.max(1) as u128;
+        let now = u128::from(tick) * rate;
+        let next = self.connect_tat.get(&ip).copied().unwrap_or(0).max(now) + interval;
+        // Tokens spent and not yet returned must fit in the bucket.
+        let over = (next - now).saturating_sub(burst * interval);
+        (next, u64::try_from(over.div_ceil(rate)).unwrap_or(u64::MAX))
+    }
+
     /// A connection that passed the gauntlet is gone.
     pub fn on_disconnect(&mut self, ip: IpAddr) {
         if let Some(n) = self.concurrent.get_mut(&ip) {
@@ -166,13 +202,10 @@ impl Admission {
         }
     }
 
-    /// Forgets rate-limit history older than the window (bounds memory under churn).
+    /// Forgets the buckets that are full again (bounds memory under churn).
     pub fn prune(&mut self, tick: u64) {
-        let window = self.cfg.connect_window_ticks;
-        self.recent_connects.retain(|_, q| {
-            q.retain(|&t| tick.saturating_sub(t) < window);
-            !q.is_empty()
-        });
+        let now = u128::from(tick) * self.cfg.connect_rate.max(1) as u128;
+        self.connect_tat.retain(|_, tat| *tat > now);
         // Failure counts persist across reconnects (the spec keys them on the IP); a lockout
         // lasts until it expires. Only a flood of distinct addresses may cut the counts short.
         self.auth_failures
@@ -313,6 +346,7 @@ mod tests {
     #[test]
     fn the_gauntlet_runs_in_order() {
         let mut cfg = AdmissionConfig {
+            connect_burst: 2,
             connect_rate: 2,
             max_per_ip: 1,
             ..AdmissionConfig::default()
@@ -351,6 +385,97 @@ mod tests {
             code(a.on_connect(ip(2), 11)),
             Some(ConnectRefusalCode::AdminLockout)
         );
+    }
+
+    #[test]
+    fn sixteen_players_behind_one_address_join_at_once() {
+        let mut a = Admission::new(AdmissionConfig::default());
+        for n in 0..16 {
+            assert_eq!(a.on_connect(ip(1), 0), Ok(()), "player {n}");
+        }
+    }
+
+    /// The refusal's text, the bucket's wait and the moment the bucket lets the next one in
+    /// agree, for the default and for a slow sustained rate.
+    #[test]
+    fn a_flood_is_refused_beyond_the_burst_naming_the_real_wait() {
+        for (rate, window_s, burst) in [(10, 10, 16), (1, 30, 4), (3, 7, 5)] {
+            let cfg = AdmissionConfig {
+                connect_burst: burst,
+                connect_rate: rate,
+                connect_window_ticks: window_s * 60,
+                max_per_ip: 1024,
+                ..AdmissionConfig::default()
+            };
+            let mut a = Admission::new(cfg);
+            // 200 attempts spread over the first 30 ticks.
+            let mut admitted = 0;
+            let mut last_refusal = None;
+            for n in 0..200u64 {
+                match a.on_connect(ip(1), n * 30 / 200) {
+                    Ok(()) => admitted += 1,
+                    Err(r) => last_refusal = Some(r),
+                }
+            }
+            assert_eq!(admitted, burst, "rate {rate}/{window_s}s burst {burst}");
+            let refusal = last_refusal.expect("the flood is refused");
+            assert_eq!(refusal.code, ConnectRefusalCode::RateLimited);
+            // One token returns every window/rate; the first was spent at tick 0.
+            let refill_ticks = (window_s * 60).div_ceil(rate as u64);
+            let at = 29;
+            let wait = a.connect_wait_ticks(ip(1), at);
+            assert_eq!(wait, refill_ticks - at);
+            assert_eq!(
+                refusal.reason,
+                format!(
+                    "Too many connection attempts; try again in {} s.",
+                    wait.div_ceil(60)
+                )
+            );
+            // Refused one tick early, admitted exactly when the token is back.
+            assert!(a.on_connect(ip(1), at + wait - 1).is_err());
+            assert_eq!(a.on_connect(ip(1), at + wait), Ok(()));
+            // Another address is untouched by the flood.
+            for n in 0..burst {
+                assert_eq!(a.on_connect(ip(2), at), Ok(()), "ip 2, attempt {n}");
+            }
+        }
+    }
+
+    /// The slowest rate the config file accepts (one per hour) still names its wait in full
+    /// inside `MsgConnectRefusal`'s 62-byte reason field.
+    #[test]
+    fn the_longest_wait_fits_the_wire_field() {
+        let mut a = Admission::new(AdmissionConfig {
+            connect_burst: 1,
+            connect_rate: 1,
+            connect_window_ticks: 3600 * 60,
+            ..AdmissionConfig::default()
+        });
+        a.on_connect(ip(1), 0).expect("the one token");
+        let r = a.on_connect(ip(1), 0).expect_err("refused");
+        assert_eq!(
+            r.reason,
+            "Too many connection attempts; try again in 3600 s."
+        );
+        assert!(r.reason.len() < 62);
+    }
+
+    #[test]
+    fn a_refill_and_prune_forget_a_quiet_address() {
+        let mut a = Admission::new(AdmissionConfig::default());
+        for _ in 0..16 {
+            a.on_connect(ip(1), 0).expect("burst");
+        }
+        assert!(a.on_connect(ip(1), 0).is_err());
+        // Sixteen tokens at one a second: full again after 16 s.
+        a.prune(16 * 60 - 1);
+        assert_eq!(a.connect_tat.len(), 1);
+        a.prune(16 * 60);
+        assert!(a.connect_tat.is_empty(), "a full bucket costs no memory");
+        for _ in 0..16 {
+            a.on_connect(ip(1), 16 * 60).expect("a full burst again");
+        }
     }
 
     #[test]

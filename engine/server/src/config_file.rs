@@ -90,9 +90,10 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 [admission]
 # bans = []                     # IP addresses refused
 # allowlist = []                # when non-empty, only these addresses may connect
-# connect_rate = 5              # connections per IP per connect_window_s
+# connect_burst = 16            # connection attempts one IP may make at once (a LAN party, a NAT)
+# connect_rate = 10             # then this many per IP per connect_window_s, sustained
 # connect_window_s = 10.0
-# max_per_ip = 8
+# max_per_ip = 32               # concurrent connections per IP
 # admin_auth_max_failures = 5
 # admin_auth_lockout_s = 300.0
 # allow_observers = true
@@ -217,6 +218,7 @@ impl Default for NetworkSection {
 pub struct AdmissionSection {
     pub bans: Vec<IpAddr>,
     pub allowlist: Vec<IpAddr>,
+    pub connect_burst: usize,
     pub connect_rate: usize,
     pub connect_window_s: f64,
     pub max_per_ip: usize,
@@ -233,6 +235,7 @@ impl Default for AdmissionSection {
         Self {
             bans: Vec::new(),
             allowlist: Vec::new(),
+            connect_burst: a.connect_burst,
             connect_rate: a.connect_rate,
             connect_window_s: a.connect_window_ticks as f64 / 60.0,
             max_per_ip: a.max_per_ip,
@@ -545,6 +548,7 @@ impl FileConfig {
         c.int("network.max_connections", n.max_connections, 1, 10_000)?;
 
         let a = &self.admission;
+        c.int("admission.connect_burst", a.connect_burst, 1, 1024)?;
         c.int("admission.connect_rate", a.connect_rate, 1, 1000)?;
         c.float(
             "admission.connect_window_s",
@@ -666,6 +670,7 @@ impl FileConfig {
         cfg.admission = AdmissionConfig {
             bans: a.bans.iter().copied().collect(),
             allowlist: (!a.allowlist.is_empty()).then(|| a.allowlist.iter().copied().collect()),
+            connect_burst: a.connect_burst,
             connect_rate: a.connect_rate,
             connect_window_ticks: secs(a.connect_window_s),
             max_per_ip: a.max_per_ip,
@@ -916,6 +921,14 @@ mod tests {
             "10000",
             Some("0"),
             Some("10001"),
+        ),
+        (
+            "admission",
+            "connect_burst",
+            "1",
+            "1024",
+            Some("0"),
+            Some("1025"),
         ),
         (
             "admission",

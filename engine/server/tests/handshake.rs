@@ -127,6 +127,7 @@ fn the_gauntlet_refuses_with_codes() {
     let mut cfg = ServerConfig::default();
     cfg.admission.bans.insert(ip(9));
     cfg.admission.max_per_ip = 2;
+    cfg.admission.connect_burst = 3;
     cfg.admission.connect_rate = 3;
     let mut h = Harness::new(3, cfg);
     let mut banned = h.connect(ip(9), LinkConfig::default());
@@ -160,6 +161,91 @@ fn the_gauntlet_refuses_with_codes() {
     for x in [&banned, &c, &d] {
         assert!(x.disconnected.is_some(), "a refused peer is disconnected");
     }
+}
+
+/// A LAN party (or one NAT): sixteen players on one address start their clients within the
+/// same second and all fly within a few seconds, with the default settings.
+#[test]
+fn sixteen_players_behind_one_address_all_join() {
+    let mut h = Harness::new(5, ServerConfig::default());
+    let mut players: Vec<TestClient> = Vec::new();
+    for n in 0..16 {
+        players.push(h.connect(ip(1), LinkConfig::default()));
+        // One every few ticks: all sixteen inside 50 ticks.
+        if n % 2 == 1 {
+            h.run(6, &mut players.iter_mut().collect::<Vec<_>>());
+        }
+    }
+    h.run(2, &mut players.iter_mut().collect::<Vec<_>>());
+    for p in &mut players {
+        p.request(PeerRole::Pilot, Extensions::new());
+    }
+    // At most three simulated seconds for everyone.
+    for _ in 0..180 {
+        h.step(&mut players.iter_mut().collect::<Vec<_>>());
+        if players.iter().all(|p| p.admitted().is_some()) {
+            break;
+        }
+    }
+    for (n, p) in players.iter().enumerate() {
+        assert_eq!(
+            p.refusal().map(|r| (r.code, r.reason.as_str().to_owned())),
+            None,
+            "player {n}"
+        );
+        assert!(p.admitted().is_some(), "player {n} admitted");
+    }
+    assert_eq!(h.server.peer_count(), 16);
+}
+
+/// Two hundred connection attempts from one address within a second: the burst gets in, every
+/// other attempt is refused `RateLimited` with the bucket's real wait, and a player on another
+/// address joins as if nothing happened.
+#[test]
+fn a_flood_from_one_address_is_refused_beyond_the_burst() {
+    let mut cfg = ServerConfig::default();
+    // A slow sustained rate, so the wait the text names is unmistakable: one token back every
+    // 30 s, the first spent in the flood's first second.
+    cfg.admission.connect_burst = 16;
+    cfg.admission.connect_rate = 1;
+    cfg.admission.connect_window_ticks = 30 * 60;
+    cfg.admission.max_per_ip = 1024;
+    let mut h = Harness::new(6, cfg);
+    let mut flood: Vec<TestClient> = Vec::new();
+    for _ in 0..20 {
+        for _ in 0..10 {
+            flood.push(h.connect(ip(2), LinkConfig::default()));
+        }
+        h.run(2, &mut flood.iter_mut().collect::<Vec<_>>());
+    }
+    let mut bystander = h.connect(ip(3), LinkConfig::default());
+    h.run(2, &mut [&mut bystander]);
+    bystander.request(PeerRole::Pilot, Extensions::new());
+    let mut all: Vec<&mut TestClient> = flood.iter_mut().collect();
+    all.push(&mut bystander);
+    h.run(20, &mut all);
+
+    let refused: Vec<_> = flood.iter().filter_map(|c| c.refusal()).collect();
+    assert_eq!(flood.len() - refused.len(), 16, "the burst is admitted");
+    for r in &refused {
+        assert_eq!(r.code, ConnectRefusalCode::RateLimited);
+        assert_eq!(
+            r.reason.as_str(),
+            "Too many connection attempts; try again in 30 s."
+        );
+    }
+    assert!(
+        flood
+            .iter()
+            .filter(|c| c.refusal().is_some())
+            .all(|c| c.disconnected.is_some()),
+        "every refused attempt is disconnected"
+    );
+    assert!(bystander.refusal().is_none());
+    assert!(
+        bystander.admitted().is_some(),
+        "another address is unaffected"
+    );
 }
 
 #[test]

@@ -118,3 +118,57 @@ fn a_client_pinned_to_another_identity_is_refused_with_both_fingerprints() {
     drop(handle);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A LAN party over the real transport: sixteen clients on one address (127.0.0.1) connect at
+/// once and every one is admitted with the default admission settings.
+#[test]
+fn sixteen_clients_on_one_address_join_over_quic() {
+    let (handle, addr, fp, dir) = start();
+    let mut clients: Vec<QuicClient> = (0..16)
+        .map(|_| QuicClient::connect(addr, "localhost", TrustPolicy::Pinned(fp)).expect("client"))
+        .collect();
+    // Per client: acked, or why it was turned away.
+    let mut acked = [false; 16];
+    let mut refused: Vec<(usize, String)> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut events = Vec::new();
+    while Instant::now() < deadline && refused.is_empty() && !acked.iter().all(|&a| a) {
+        for (n, client) in clients.iter_mut().enumerate() {
+            client.poll(&mut events);
+            for ev in events.drain(..) {
+                match ev {
+                    ClientEvent::Connected => {
+                        let req = ConnectRequest {
+                            requested_role: PeerRole::Pilot,
+                            protocol_version: PROTOCOL_VERSION,
+                            ..Default::default()
+                        };
+                        let bytes = Message::from(req).encode().expect("encodes");
+                        client.send(Channel::Reliable, &bytes).expect("queued");
+                    }
+                    ClientEvent::Received { payload, .. } => match Packet::decode(&payload) {
+                        Ok(Packet {
+                            message: Message::ConnectAck(_),
+                            ..
+                        }) => acked[n] = true,
+                        Ok(Packet {
+                            message: Message::ConnectRefusal(r),
+                            ..
+                        }) => refused.push((n, format!("{:?}: {}", r.code, r.reason.as_str()))),
+                        _ => {}
+                    },
+                    ClientEvent::Disconnected { reason } => {
+                        refused.push((n, format!("disconnected: {reason}")));
+                    }
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(refused.is_empty(), "turned away: {refused:?}");
+    let admitted = acked.iter().filter(|&&a| a).count();
+    assert_eq!(admitted, 16, "only {admitted} of 16 admitted in time");
+    drop(clients);
+    drop(handle);
+    let _ = std::fs::remove_dir_all(dir);
+}
