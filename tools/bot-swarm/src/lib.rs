@@ -1,13 +1,15 @@
 //! bot-swarm — a bounded load generator for fl-server: N bots speaking the real protocol fly
 //! scripted inputs for T seconds, over LinkSim in-process (deterministic traffic, virtual time)
 //! or QUIC on 127.0.0.1 (wall-clock time, the server on its runtime thread), and the run is summarised as JSON (per-client downstream, snapshot
-//! cadence, loss, and the server's tick statistics).
+//! cadence, loss, and the server's tick statistics). Over QUIC the bots can reach the server
+//! through the impairment relay (`--impair <profile>`), and its ground truth is reported.
 //!
 //! Loopback or in-memory only; counts and durations are capped.
 
 pub mod bot;
 
 use bot::{Bot, BotStats};
+use fl_net::impair::{ImpairConfig, Relay, RelayStats};
 use fl_net::linksim::{LinkConfig, SimEndpointConfig, SimNetwork};
 use fl_server::server::{Server, ServerConfig, SpawnPoint, TickTimings};
 use fl_server::stats::Percentiles;
@@ -42,6 +44,28 @@ pub struct SwarmOptions {
     pub compress: bool,
     pub link: LinkConfig,
     pub seed: u64,
+    /// QUIC only: every bot's connection goes through one impairment relay (one flow per bot,
+    /// a bottleneck shared by all), seeded with `seed`.
+    pub impair: Option<Impairment>,
+}
+
+/// A named impairment for [`run_quic`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Impairment {
+    /// A profile name (see `fl_net::impair::PROFILES`) or a label for a custom config.
+    pub name: String,
+    pub config: ImpairConfig,
+}
+
+impl Impairment {
+    /// A named profile of the relay.
+    pub fn profile(name: &str) -> Result<Self, SwarmError> {
+        let config = ImpairConfig::profile(name).map_err(|e| SwarmError::Limits(e.to_string()))?;
+        Ok(Impairment {
+            name: name.to_owned(),
+            config,
+        })
+    }
 }
 
 impl Default for SwarmOptions {
@@ -55,6 +79,7 @@ impl Default for SwarmOptions {
             compress: true,
             link: LinkConfig::default(),
             seed: 1,
+            impair: None,
         }
     }
 }
@@ -162,6 +187,17 @@ pub struct Report {
     pub wall_seconds: f64,
     pub server_tick: ServerTick,
     pub clients_summary: ClientsSummary,
+    /// The impairment relay's profile and ground truth (QUIC with `--impair` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impair: Option<ImpairReport>,
+}
+
+/// What the impairment relay did over the whole run (warm-up included).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImpairReport {
+    pub profile: String,
+    pub seed: u64,
+    pub relay: RelayStats,
 }
 
 /// The server's tick phases over the measured window, in ms (nearest-rank percentiles).
@@ -252,6 +288,11 @@ fn reset_stats<T: fl_net::ClientTransport>(bots: &mut [Bot<T>]) {
 /// virtual time (traffic is deterministic; tick timings are this machine's wall time).
 pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
     opts.check()?;
+    if opts.impair.is_some() {
+        return Err(SwarmError::Limits(
+            "the impairment relay works on real sockets: use the QUIC transport".into(),
+        ));
+    }
     let net = SimNetwork::new(opts.seed);
     let addr = SocketAddr::new(
         IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -333,12 +374,14 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
             dropped_ticks: None,
         },
         clients_summary: client_summary(&stats, opts.seconds, ticks),
+        impair: None,
     })
 }
 
 /// Runs the swarm over real QUIC on 127.0.0.1: the server runs on its own wall-clock thread
 /// (the `fl-server` runtime), each bot is a QUIC client pinned to the server's fingerprint, and
 /// the bots step at 60 Hz of wall time. Tick statistics are the runtime's (its last 600 ticks).
+/// With `opts.impair` the bots connect through one impairment relay on 127.0.0.1.
 /// The server identity lives in a temporary directory removed afterwards.
 pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
     use fl_net::quic::{QuicClient, QuicServer, ServerConfig as QuicConfig, TrustPolicy};
@@ -371,12 +414,25 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
         let types = TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()))?;
         let mut server = Server::new(opts.server_config(), Box::new(quic), types);
         let ai = spawn_ai(&mut server, opts.ai);
+        let relay = match &opts.impair {
+            Some(imp) => Some(
+                Relay::start(
+                    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+                    addr,
+                    &imp.config,
+                    opts.seed,
+                )
+                .map_err(|e| SwarmError::Net(fl_net::error_chain(&e)))?,
+            ),
+            None => None,
+        };
+        let connect_to = relay.as_ref().map_or(addr, |r| r.local_addr());
         let handle =
             fl_server::runtime::spawn(server, fl_server::runtime::RuntimeConfig::default(), None)
                 .map_err(SwarmError::Thread)?;
         let mut bots = Vec::with_capacity(opts.clients);
         for i in 0..opts.clients {
-            let t = QuicClient::connect(addr, "localhost", TrustPolicy::Pinned(fingerprint))
+            let t = QuicClient::connect(connect_to, "localhost", TrustPolicy::Pinned(fingerprint))
                 .map_err(|e| SwarmError::Net(fl_net::error_chain(&e)))?;
             bots.push(Bot::new(i as u32, t));
         }
@@ -403,6 +459,14 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
         let stats: Vec<BotStats> = bots.iter().map(|b| b.stats.clone()).collect();
         drop(bots);
         handle.stop();
+        let impair = match (&opts.impair, relay) {
+            (Some(imp), Some(relay)) => Some(ImpairReport {
+                profile: imp.name.clone(),
+                seed: opts.seed,
+                relay: relay.stats(),
+            }),
+            _ => None,
+        };
         Ok(Report {
             mode: "quic",
             server: Some(addr.to_string()),
@@ -424,6 +488,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
                 dropped_ticks: Some(m.dropped_ticks),
             },
             clients_summary: client_summary(&stats, opts.seconds, ticks),
+            impair,
         })
     })();
     let _ = std::fs::remove_dir_all(&data_dir);

@@ -1,7 +1,7 @@
 //! `bot-swarm`: run N bots against an in-process fl-server and print a JSON summary.
 
 use anyhow::Result;
-use bot_swarm::{SwarmOptions, run_linksim, run_quic};
+use bot_swarm::{Impairment, SwarmOptions, run_linksim, run_quic};
 use clap::{Parser, ValueEnum};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use std::time::Duration;
@@ -47,9 +47,14 @@ struct Args {
     /// Loss on every bot's link (0..1) (LinkSim only).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
-    /// Random seed of the simulated network.
+    /// Random seed of the simulated network (and of the impairment relay).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// QUIC only: route every bot through the impairment relay with this profile (lan,
+    /// 50ms-20ms-2pct, 150ms-30ms-3pct, bursty-3pct, bottleneck-1mbit, blackout-1s,
+    /// blackout-3s, blackout-8s); the summary gains the relay's ground truth.
+    #[arg(long, value_name = "PROFILE")]
+    impair: Option<String>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -79,15 +84,23 @@ fn run(a: Args) -> Result<()> {
         compress: !a.no_compress,
         link: LinkConfig::symmetric(dir),
         seed: a.seed,
+        impair: None,
     };
     let report = match a.transport {
-        Transport::Linksim => run_linksim(&opts)?,
+        Transport::Linksim => {
+            if a.impair.is_some() {
+                anyhow::bail!("--impair needs --transport quic (the relay works on real sockets)");
+            }
+            run_linksim(&opts)?
+        }
         Transport::Quic => {
             if a.latency_ms != 0.0 || a.loss != 0.0 {
                 anyhow::bail!("--latency-ms and --loss are simulated by LinkSim only");
             }
+            let impair = a.impair.as_deref().map(Impairment::profile).transpose()?;
             run_quic(&SwarmOptions {
                 link: LinkConfig::default(),
+                impair,
                 ..opts
             })?
         }

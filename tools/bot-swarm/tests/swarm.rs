@@ -1,8 +1,9 @@
 //! bot-swarm end to end: a short run over each transport admits every bot and delivers decodable
 //! snapshots at the tick rate, and its JSON summary carries every documented field with the
-//! run's values; the QUIC mode refuses LinkSim-only options.
+//! run's values; the QUIC mode refuses LinkSim-only options, and a QUIC run through the
+//! impairment relay reports the relay's ground truth.
 
-use bot_swarm::{Report, SwarmOptions, run_linksim, run_quic};
+use bot_swarm::{Impairment, Report, SwarmOptions, run_linksim, run_quic};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use serde_json::Value;
 use std::time::Duration;
@@ -177,4 +178,55 @@ fn quic_refuses_simulated_link_options_and_too_many_clients() {
         ..small()
     };
     assert!(run_quic(&many).is_err());
+}
+
+#[test]
+fn quic_run_through_the_impairment_relay_reports_its_ground_truth() {
+    let opts = SwarmOptions {
+        impair: Some(Impairment::profile("50ms-20ms-2pct").expect("profile")),
+        seed: 7,
+        ..small()
+    };
+    let report = run_quic(&opts).expect("quic run through the relay");
+    let imp = report.impair.as_ref().expect("the relay's report");
+    assert_eq!(imp.profile, "50ms-20ms-2pct");
+    assert_eq!(imp.seed, 7);
+    let r = &imp.relay;
+    // One flow per bot, traffic both ways, and the relay's books balance.
+    assert_eq!(r.flows, 4, "{r:?}");
+    for d in [&r.to_server, &r.to_client] {
+        assert!(d.packets_in > 0 && d.packets_out > 0, "{r:?}");
+        assert_eq!(
+            d.packets_in + d.duplicated,
+            d.packets_out
+                + d.dropped_loss
+                + d.dropped_blackout
+                + d.dropped_queue
+                + d.dropped_overflow
+                + d.send_errors
+                + d.in_flight,
+            "{r:?}"
+        );
+        assert!(
+            d.delay.mean_ms >= 30.0,
+            "the profile holds each packet ≥ 30 ms: {r:?}"
+        );
+    }
+    // Loopback with a 100 ms RTT still admits bots and delivers snapshots (how many is the
+    // machine's business; the link matrix measures it).
+    let c = &report.clients_summary;
+    assert!(c.admitted >= 1, "{report:#?}");
+    assert_eq!(c.decode_errors, 0, "{report:#?}");
+    // The JSON carries the relay's ground truth after the documented fields.
+    let v: Value = serde_json::to_value(&report).expect("serializes");
+    let relay = &v["impair"]["relay"];
+    assert_eq!(v["impair"]["profile"], "50ms-20ms-2pct");
+    assert_eq!(relay["flows"], 4);
+    assert_eq!(relay["to_server"]["packets_in"], r.to_server.packets_in);
+    assert!(relay["to_client"]["delay"]["p99_ms"].as_f64().is_some());
+    assert_eq!(keys(&v).last().map(String::as_str), Some("impair"));
+
+    // LinkSim simulates its own link: the relay is refused there.
+    assert!(run_linksim(&opts).is_err());
+    assert!(Impairment::profile("moon").is_err());
 }
