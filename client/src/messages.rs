@@ -180,10 +180,15 @@ pub fn refusal_message(code: ConnectRefusalCode, reason: &str) -> String {
         ConnectRefusalCode::AccessDenied => {
             "Access denied: this server admits only listed addresses.".to_owned()
         }
-        ConnectRefusalCode::RateLimited => {
-            "Too many connection attempts from your address. Wait a minute and try again."
-                .to_owned()
-        }
+        ConnectRefusalCode::RateLimited => match retry_after_secs(reason) {
+            // The server's token bucket knows when the next attempt fits; say exactly that.
+            Some(secs) => {
+                format!("Too many connection attempts from your address. Try again in {secs} s.")
+            }
+            None => "Too many connection attempts from your address. Wait a few seconds and try \
+                     again."
+                .to_owned(),
+        },
         ConnectRefusalCode::TooManyConnections => {
             "Too many connections from your address. Close another client and try again.".to_owned()
         }
@@ -219,9 +224,40 @@ pub fn refusal_message(code: ConnectRefusalCode, reason: &str) -> String {
     }
 }
 
+/// The wait a `RateLimited` reason names ("… try again in N s."), if it names one.
+fn retry_after_secs(reason: &str) -> Option<u32> {
+    let (_, rest) = reason.split_once("try again in ")?;
+    let (n, unit) = rest.split_once(' ')?;
+    unit.starts_with('s').then(|| n.parse().ok()).flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_limit_refusal_names_the_servers_wait() {
+        assert_eq!(
+            refusal_message(
+                ConnectRefusalCode::RateLimited,
+                "Too many connection attempts; try again in 30 s."
+            ),
+            "Too many connection attempts from your address. Try again in 30 s."
+        );
+        // An older server's text names no wait.
+        for reason in [
+            "",
+            "Connection rate limit exceeded. Try again later.",
+            "try again in x s.",
+        ] {
+            assert_eq!(
+                refusal_message(ConnectRefusalCode::RateLimited, reason),
+                "Too many connection attempts from your address. Wait a few seconds and try \
+                 again.",
+                "{reason:?}"
+            );
+        }
+    }
 
     #[test]
     fn every_refusal_code_has_its_own_sentence() {

@@ -164,15 +164,20 @@ fn every_refusal_a_server_produces_reaches_the_player() {
     );
 
     let mut cfg = base();
+    cfg.admission.connect_burst = 1;
     cfg.admission.connect_rate = 1;
     let mut w = RealWorld::new(33, cfg);
     let mut first = w.session_from(ip(1), SessionConfig::default());
     w.settle(&mut first, 30);
     assert_eq!(first.state(), SessionState::InWorld);
-    check(
-        refused(&mut w, ip(1), SessionConfig::default()),
-        ConnectRefusalCode::RateLimited,
+    let rate_limited = refused(&mut w, ip(1), SessionConfig::default());
+    // One token per 10 s, spent by `first` a moment ago: the wait named is the bucket's.
+    assert!(
+        rate_limited.2.ends_with("Try again in 10 s."),
+        "{}",
+        rate_limited.2
     );
+    check(rate_limited, ConnectRefusalCode::RateLimited);
 
     let mut cfg = base();
     cfg.admission.max_per_ip = 1;

@@ -121,6 +121,8 @@ impl SwarmOptions {
         cfg.world.entity_cap = self.clients + self.ai + 16;
         cfg.snapshot.budget_bytes = self.budget_bytes;
         cfg.snapshot.compress = self.compress;
+        // Every bot shares one address and joins at once: one burst that holds them all.
+        cfg.admission.connect_burst = self.clients + 1;
         cfg.admission.connect_rate = self.clients + 1;
         cfg.admission.max_per_ip = self.clients + 1;
         // A furball: pilots spawn on a 16-wide grid 300 m apart.
