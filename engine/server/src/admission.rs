@@ -12,6 +12,9 @@ use fl_protocol::tlv::{Ext, Extensions, tag};
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
+/// Addresses whose connect buckets are remembered before all are forgotten (bounds memory).
+const MAX_TRACKED_CONNECT_ADDRESSES: usize = 100_000;
+
 /// Service ticks per second (the server's fixed 60 Hz step); turns a bucket's wait into seconds.
 const TICKS_PER_SECOND: u64 = 60;
 
@@ -206,6 +209,12 @@ impl Admission {
     pub fn prune(&mut self, tick: u64) {
         let now = u128::from(tick) * self.cfg.connect_rate.max(1) as u128;
         self.connect_tat.retain(|_, tat| *tat > now);
+        // Only a flood from more distinct (Retry-validated) addresses than this within one
+        // refill time gets here; forgetting the buckets then frees them early, and the
+        // per-IP and global connection caps still hold.
+        if self.connect_tat.len() > MAX_TRACKED_CONNECT_ADDRESSES {
+            self.connect_tat.clear();
+        }
         // Failure counts persist across reconnects (the spec keys them on the IP); a lockout
         // lasts until it expires. Only a flood of distinct addresses may cut the counts short.
         self.auth_failures
@@ -473,6 +482,13 @@ mod tests {
         assert_eq!(a.connect_tat.len(), 1);
         a.prune(16 * 60);
         assert!(a.connect_tat.is_empty(), "a full bucket costs no memory");
+        // Memory stays bounded under a flood of distinct addresses.
+        for n in 0..=MAX_TRACKED_CONNECT_ADDRESSES as u32 {
+            a.on_connect(IpAddr::from(n.to_be_bytes()), 16 * 60)
+                .expect("a fresh address");
+        }
+        a.prune(16 * 60);
+        assert!(a.connect_tat.is_empty());
         for _ in 0..16 {
             a.on_connect(ip(1), 16 * 60).expect("a full burst again");
         }
