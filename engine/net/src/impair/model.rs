@@ -314,6 +314,11 @@ mod tests {
         let rc = reorder_fraction(&c, gap);
         assert!(ru > 0.2, "uniform reorders a lot at 5 ms gaps: {ru}");
         assert!(rc < ru / 10.0, "correlated {rc} vs uniform {ru}");
+        // Denser than the walk's step (1 ms gaps, 5 ms steps): only the FIFO rule keeps the
+        // correlated model in order.
+        let dense = Duration::from_millis(1);
+        let (_, c) = run(cfg(JitterModel::Correlated), vec![], dense, 100, 20_000);
+        assert_eq!(reorder_fraction(&c, dense), 0.0);
     }
 
     #[test]
