@@ -356,3 +356,55 @@ fn quic_through_the_relay_under_50ms_20ms_2pct() {
     }
     assert_eq!(s.flows, 1);
 }
+
+#[test]
+fn any_datagram_passes_the_flow_table_is_bounded_and_drop_stops_the_relay() {
+    let server = UdpSocket::bind(any_port()).expect("bind");
+    let relay = Relay::start(
+        any_port(),
+        server.local_addr().expect("addr"),
+        &ImpairConfig::default(),
+        3,
+    )
+    .expect("relay");
+    let listen = relay.local_addr();
+    // Empty, tiny and the largest UDP payload loopback carries: all forwarded unchanged.
+    let client = UdpSocket::bind(any_port()).expect("bind");
+    client.connect(listen).expect("connect");
+    let big: Vec<u8> = (0..65_507u32).map(|i| (i * 7) as u8).collect();
+    for p in [&[][..], &[0xff][..], &big[..]] {
+        client.send(p).expect("send");
+        server
+            .set_read_timeout(Some(PATIENCE))
+            .expect("read timeout");
+        let mut buf = vec![0u8; 65_536];
+        let n = server.recv(&mut buf).expect("forwarded");
+        assert_eq!(&buf[..n], p);
+    }
+    // More client addresses than the flow table holds: the rest are counted, not served.
+    let extra = 20;
+    let others: Vec<UdpSocket> = (0..fl_net::impair::MAX_FLOWS - 1 + extra)
+        .map(|_| UdpSocket::bind(any_port()).expect("bind"))
+        .collect();
+    for (i, s) in others.iter().enumerate() {
+        s.send_to(b"x", listen).expect("send");
+        // Paced so the relay's kernel receive buffer cannot overflow on a stalled machine.
+        if i % 32 == 31 {
+            sleep(Duration::from_millis(5));
+        }
+    }
+    let end = Instant::now() + PATIENCE;
+    let s = loop {
+        let s = relay.stats();
+        if s.flows as usize + s.refused_flow_packets as usize >= others.len() + 1 {
+            break s;
+        }
+        assert!(Instant::now() < end, "{s:?}");
+        sleep(Duration::from_millis(5));
+    };
+    assert_eq!(s.flows as usize, fl_net::impair::MAX_FLOWS);
+    assert_eq!(s.refused_flow_packets as usize, extra);
+    // Dropping the handle stops the thread and frees the port.
+    drop(relay);
+    UdpSocket::bind(listen).expect("the relay's port is free again");
+}
