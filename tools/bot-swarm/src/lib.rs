@@ -66,7 +66,42 @@ impl Impairment {
             config,
         })
     }
+
+    /// `--impair`'s value: a profile name, or the path of a JSON file holding an
+    /// `fl_net::impair::ImpairConfig` (at most 1 MiB; the report names it by its path).
+    pub fn from_arg(arg: &str) -> Result<Self, SwarmError> {
+        if fl_net::impair::PROFILES.contains(&arg) {
+            return Self::profile(arg);
+        }
+        let path = std::path::Path::new(arg);
+        if !path.is_file() {
+            // Neither: the profile error lists the names.
+            return Self::profile(arg);
+        }
+        let len = std::fs::metadata(path)
+            .map_err(|e| SwarmError::Limits(format!("{arg}: {e}")))?
+            .len();
+        if len > MAX_IMPAIR_FILE {
+            return Err(SwarmError::Limits(format!(
+                "{arg}: larger than {MAX_IMPAIR_FILE} bytes"
+            )));
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|e| SwarmError::Limits(format!("{arg}: {e}")))?;
+        let config: ImpairConfig =
+            serde_json::from_str(&text).map_err(|e| SwarmError::Limits(format!("{arg}: {e}")))?;
+        config
+            .validate()
+            .map_err(|e| SwarmError::Limits(format!("{arg}: {e}")))?;
+        Ok(Impairment {
+            name: arg.to_owned(),
+            config,
+        })
+    }
 }
+
+/// The largest impairment file `--impair` reads.
+pub const MAX_IMPAIR_FILE: u64 = 1 << 20;
 
 impl Default for SwarmOptions {
     fn default() -> Self {

@@ -52,8 +52,9 @@ struct Args {
     seed: u64,
     /// QUIC only: route every bot through the impairment relay with this profile (lan,
     /// 50ms-20ms-2pct, 150ms-30ms-3pct, bursty-3pct, bottleneck-1mbit, blackout-1s,
-    /// blackout-3s, blackout-8s); the summary gains the relay's ground truth.
-    #[arg(long, value_name = "PROFILE")]
+    /// blackout-3s, blackout-8s) or the settings in this JSON file; the summary gains the
+    /// relay's ground truth.
+    #[arg(long, value_name = "PROFILE|FILE.json")]
     impair: Option<String>,
 }
 
@@ -97,7 +98,7 @@ fn run(a: Args) -> Result<()> {
             if a.latency_ms != 0.0 || a.loss != 0.0 {
                 anyhow::bail!("--latency-ms and --loss are simulated by LinkSim only");
             }
-            let impair = a.impair.as_deref().map(Impairment::profile).transpose()?;
+            let impair = a.impair.as_deref().map(Impairment::from_arg).transpose()?;
             run_quic(&SwarmOptions {
                 link: LinkConfig::default(),
                 impair,

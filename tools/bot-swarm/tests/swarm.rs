@@ -230,3 +230,35 @@ fn quic_run_through_the_impairment_relay_reports_its_ground_truth() {
     assert!(run_linksim(&opts).is_err());
     assert!(Impairment::profile("moon").is_err());
 }
+
+#[test]
+fn impair_takes_a_profile_or_a_json_file() {
+    let p = Impairment::from_arg("bursty-3pct").expect("profile");
+    assert_eq!(p.name, "bursty-3pct");
+    assert!(p.config.to_server.gilbert_elliott.is_some());
+    let dir = std::env::temp_dir().join(format!("bot-swarm-impair-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let good = dir.join("link.json");
+    std::fs::write(
+        &good,
+        r#"{"to_client": {"delay_ms": 80, "jitter_ms": 10, "jitter_model": "uniform"}}"#,
+    )
+    .expect("write");
+    let f = Impairment::from_arg(good.to_str().expect("utf-8")).expect("file");
+    assert_eq!(f.config.to_client.delay_ms, 80.0);
+    assert_eq!(f.config.to_server.delay_ms, 0.0);
+    let bad = dir.join("bad.json");
+    for text in [
+        r#"{"to_client": {"loss": 2}}"#,
+        r#"{"nope": 1}"#,
+        "not json",
+    ] {
+        std::fs::write(&bad, text).expect("write");
+        assert!(
+            Impairment::from_arg(bad.to_str().expect("utf-8")).is_err(),
+            "{text}"
+        );
+    }
+    assert!(Impairment::from_arg(dir.join("missing.json").to_str().expect("utf-8")).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
