@@ -9,12 +9,14 @@
 use crate::autopilot;
 use crate::client::{Client, ClientConfig, Pilot};
 use crate::local_server::{LocalServer, LocalServerConfig, LocalServerError};
+use crate::prediction::{PredictionStats, WORD_NAMES};
 use crate::session::{ClientSession, SessionConfig, SessionError, SessionState};
 use crate::sim::{ExactnessCheck, Sim, SimConfig, SimSetupError};
 use crate::stats::Summary;
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use fl_net::quic::{Fingerprint, TrustPolicy};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -131,6 +133,50 @@ pub struct SessionSummary {
     pub factions: usize,
 }
 
+/// Corrections by the part of the state that differed (one correction may count in several).
+#[derive(Debug, Clone, Serialize)]
+pub struct CorrectionParts {
+    /// Position or orientation differed; sizes: position error m, orientation error rad.
+    pub pose: u64,
+    pub pose_m: Summary,
+    pub pose_rad: Summary,
+    /// Linear or angular velocity differed; sizes: m/s and rad/s.
+    pub velocity: u64,
+    pub velocity_mps: Summary,
+    pub body_rates_rps: Summary,
+    /// Fuel, engine, actuators, surfaces, specific force or contact differed; size: the largest
+    /// word difference (each word in its own unit).
+    pub other: u64,
+    pub other_max: Summary,
+    /// Every word that differed in some correction, with how many corrections it differed in.
+    pub words: BTreeMap<String, u64>,
+    /// Corrections where the server had flown the previous input once more in the acked
+    /// input's slot (it concealed a lost or late input).
+    pub server_repeat: u64,
+}
+
+impl CorrectionParts {
+    fn from_stats(p: &PredictionStats) -> Self {
+        Self {
+            pose: p.pose.count,
+            pose_m: p.pose.size.summary(),
+            pose_rad: p.pose.size2.summary(),
+            velocity: p.velocity.count,
+            velocity_mps: p.velocity.size.summary(),
+            body_rates_rps: p.velocity.size2.summary(),
+            other: p.other.count,
+            other_max: p.other.size.summary(),
+            words: WORD_NAMES
+                .iter()
+                .zip(p.word_corrections.iter())
+                .filter(|(_, n)| **n > 0)
+                .map(|(w, n)| ((*w).to_string(), *n))
+                .collect(),
+            server_repeat: p.repeat_corrections,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PredictionSummary {
     pub enabled: bool,
@@ -146,6 +192,9 @@ pub struct PredictionSummary {
     pub exact_basis_corrections: u64,
     /// Position error of every compared prediction, m.
     pub correction_m: Summary,
+    /// The corrections split by what differed: pose (position, orientation), velocities
+    /// (linear, angular) and the rest of the flight state, each counted and sized.
+    pub correction_parts: CorrectionParts,
     /// How far each reconcile moved the newest predicted position, m.
     pub reconcile_jump_m: Summary,
     pub replayed_inputs: Summary,
@@ -289,6 +338,7 @@ pub fn summarize(
             exact_basis_compares: p.exact_basis_compares,
             exact_basis_corrections: p.exact_basis_corrections,
             correction_m: p.correction_m.summary(),
+            correction_parts: CorrectionParts::from_stats(p),
             reconcile_jump_m: p.jump_m.summary(),
             replayed_inputs: p.replayed.summary(),
             fallback_reconciles: p.fallback_reconciles,

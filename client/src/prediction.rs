@@ -84,6 +84,11 @@ pub struct ReconcileReport {
     pub exact_basis: bool,
     /// It equalled the server's state bit for bit.
     pub bit_exact: bool,
+    /// Which parts of the state differed and by how much.
+    pub diff: StateDiff,
+    /// The server's state is exactly the previous input flown once more in the acked input's
+    /// slot: the server concealed that input (lost, or late for its slot) with a repeat.
+    pub repeat_explained: bool,
     /// Position error of that prediction, m.
     pub error_m: f64,
     /// How far the latest predicted position moved (absorbed by the visual offset), m.
@@ -113,6 +118,17 @@ pub struct PredictionStats {
     pub exact_basis_corrections: u64,
     /// Position error of every compared prediction, m.
     pub correction_m: Samples,
+    /// The corrections split by what differed (one correction may count in several parts).
+    pub pose: PartCorrections,
+    pub velocity: PartCorrections,
+    pub other: PartCorrections,
+    /// Corrections whose server state is exactly the previous input repeated in the acked
+    /// input's slot (the server concealed a lost or late input): the prediction was right for
+    /// the input sent, the server flew another.
+    pub repeat_corrections: u64,
+    /// Per state word (`AircraftState::to_words` order, see [`WORD_NAMES`]): how many
+    /// corrections it differed in.
+    pub word_corrections: [u64; AircraftState::WORDS],
     /// Latest-pose jump per reconcile, m.
     pub jump_m: Samples,
     /// Inputs replayed per reconcile.
@@ -162,14 +178,142 @@ pub struct ClientPrediction {
     first_tick: Option<u64>,
     visual_pos: Vec3,
     visual_rot: Quat,
+    /// The server's state of the last reconcile and the input it acked.
+    last_base: Option<(u32, AircraftState)>,
+    /// The slot last found served by a repeat, and the controls repeated (a run of late inputs
+    /// repeats the same last input in every slot).
+    last_repeat: Option<(u32, Controls)>,
     pub stats: PredictionStats,
 }
 
-fn bit_equal(a: &AircraftState, b: &AircraftState) -> bool {
-    a.to_words()
-        .iter()
-        .zip(b.to_words().iter())
-        .all(|(x, y)| x.to_bits() == y.to_bits())
+/// The name of each word of `AircraftState::to_words`, in order (summaries and logs).
+pub const WORD_NAMES: [&str; AircraftState::WORDS] = [
+    "position.x",
+    "position.y",
+    "position.z",
+    "velocity.x",
+    "velocity.y",
+    "velocity.z",
+    "body_rates.x",
+    "body_rates.y",
+    "body_rates.z",
+    "orientation.w",
+    "orientation.x",
+    "orientation.y",
+    "orientation.z",
+    "fuel_kg",
+    "payload_kg",
+    "payload_cd0",
+    "spool",
+    "afterburner",
+    "gear",
+    "speedbrake",
+    "flaps",
+    "sweep_deg",
+    "nozzle_rad",
+    "surfaces.x",
+    "surfaces.y",
+    "surfaces.z",
+    "specific_force.x",
+    "specific_force.y",
+    "specific_force.z",
+    "wheels_on_ground",
+    "belly_contact",
+    "crashed",
+];
+
+/// Words of the pose: position (0–2) and orientation (9–12).
+fn is_pose_word(i: usize) -> bool {
+    i < 3 || (9..13).contains(&i)
+}
+
+/// Words of the velocities: linear (3–5) and angular (6–8).
+fn is_velocity_word(i: usize) -> bool {
+    (3..9).contains(&i)
+}
+
+/// How a predicted state differed from the server's, split into the pose, the velocities and
+/// the rest of the flight state (fuel, engine, actuators, surfaces, specific force, contact).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StateDiff {
+    /// Bit mask of the differing words (`1 << word index`).
+    pub words: u64,
+    /// Position error, m.
+    pub position_m: f64,
+    /// Orientation error, rad.
+    pub orientation_rad: f64,
+    /// Linear velocity error, m/s.
+    pub velocity_mps: f64,
+    /// Angular velocity (body rates) error, rad/s.
+    pub body_rates_rps: f64,
+    /// The largest absolute difference among the other words (each in its own unit).
+    pub other_max: f64,
+    /// The word with that largest difference.
+    pub other_word: Option<usize>,
+}
+
+impl StateDiff {
+    /// Compares every word bit for bit.
+    pub fn between(predicted: &AircraftState, server: &AircraftState) -> Self {
+        let (a, b) = (predicted.to_words(), server.to_words());
+        let mut d = StateDiff {
+            position_m: (predicted.position - server.position).length(),
+            orientation_rad: angle(predicted.orientation.then(server.orientation.conjugate())),
+            velocity_mps: (predicted.velocity - server.velocity).length(),
+            body_rates_rps: (predicted.body_rates - server.body_rates).length(),
+            ..StateDiff::default()
+        };
+        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+            if x.to_bits() == y.to_bits() {
+                continue;
+            }
+            d.words |= 1 << i;
+            if !is_pose_word(i) && !is_velocity_word(i) {
+                let size = (x - y).abs();
+                if d.other_word.is_none() || size > d.other_max || size.is_nan() {
+                    d.other_max = size;
+                    d.other_word = Some(i);
+                }
+            }
+        }
+        d
+    }
+
+    pub fn is_exact(&self) -> bool {
+        self.words == 0
+    }
+
+    pub fn pose(&self) -> bool {
+        (0..AircraftState::WORDS).any(|i| is_pose_word(i) && self.words & (1 << i) != 0)
+    }
+
+    pub fn velocity(&self) -> bool {
+        (0..AircraftState::WORDS).any(|i| is_velocity_word(i) && self.words & (1 << i) != 0)
+    }
+
+    pub fn other(&self) -> bool {
+        (0..AircraftState::WORDS)
+            .any(|i| !is_pose_word(i) && !is_velocity_word(i) && self.words & (1 << i) != 0)
+    }
+
+    /// Names of the differing words.
+    pub fn word_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        (0..AircraftState::WORDS)
+            .filter(|i| self.words & (1 << i) != 0)
+            .map(|i| WORD_NAMES[i])
+    }
+}
+
+/// Corrections in one part of the state and their size.
+#[derive(Debug, Clone, Default)]
+pub struct PartCorrections {
+    /// Compares in which some word of this part differed.
+    pub count: u64,
+    /// Pose: position error, m; velocity: linear velocity error, m/s; other: the largest word
+    /// difference (each word in its own unit).
+    pub size: Samples,
+    /// Pose: orientation error, rad; velocity: body-rate error, rad/s; other: unused.
+    pub size2: Samples,
 }
 
 impl ClientPrediction {
@@ -194,6 +338,8 @@ impl ClientPrediction {
             first_tick: None,
             visual_pos: Vec3::ZERO,
             visual_rot: Quat::IDENTITY,
+            last_base: None,
+            last_repeat: None,
             stats: PredictionStats::default(),
         }
     }
@@ -250,6 +396,8 @@ impl ClientPrediction {
         }
         self.visual_pos = Vec3::ZERO;
         self.visual_rot = Quat::IDENTITY;
+        self.last_base = None;
+        self.last_repeat = None;
     }
 
     pub fn entity(&self) -> Option<OwnEntity> {
@@ -333,17 +481,19 @@ impl ClientPrediction {
         if let (Some(model), Some(state), Some(tick)) =
             (self.model.clone(), self.current, self.current_tick)
         {
-            let step = match self.offset {
-                Some(o) => (i64::from(seq) + o).max(0) as u64,
+            let (step, guessed) = match self.offset {
+                Some(o) => ((i64::from(seq) + o).max(0) as u64, false),
                 None => {
-                    // No ack yet: assume the next server step.
+                    // No ack yet: assume the next server step. Only a guess — the server holds
+                    // a joining pilot's first input until its buffer primes — so nothing
+                    // predicted from it is exact-basis until an ack gives the mapping.
                     self.offset = Some(tick as i64 - i64::from(seq));
-                    tick
+                    (tick, true)
                 }
             };
             let mut next = state;
             self.step_once(&model, &mut next, &controls, step, weather);
-            let exact = self.chain_exact && step == tick && weather.is_exact_at(step);
+            let exact = !guessed && self.chain_exact && step == tick && weather.is_exact_at(step);
             self.previous = Some(state);
             self.current = Some(next);
             self.current_tick = Some(step + 1);
@@ -400,13 +550,19 @@ impl ClientPrediction {
                     self.stats.timeline_shift_ticks += offset - old;
                 }
                 self.offset = Some(offset);
-                if let Some(e) = self.history.iter().rev().find(|e| e.seq == acked)
-                    && let Some(pred) = &e.after
+                if let Some(k) = self.history.iter().rposition(|e| e.seq == acked)
+                    && let Some(pred) = &self.history[k].after
                 {
                     report.compared = true;
-                    report.exact_basis = e.exact;
-                    report.bit_exact = bit_equal(pred, &base);
-                    report.error_m = (pred.position - base.position).length();
+                    report.exact_basis = self.history[k].exact;
+                    report.diff = StateDiff::between(pred, &base);
+                    report.bit_exact = report.diff.is_exact();
+                    report.error_m = report.diff.position_m;
+                    if !report.bit_exact {
+                        let repeated = self.explained_by_repeat(&model, k, &base, weather);
+                        report.repeat_explained = repeated.is_some();
+                        self.last_repeat = repeated.map(|c| (acked, c));
+                    }
                 }
                 self.history
                     .iter()
@@ -424,6 +580,8 @@ impl ClientPrediction {
                 first
             }
         };
+
+        self.last_base = own.acked_seq.map(|a| (a, base));
 
         // Reset and replay.
         let offset = self.offset.unwrap_or(0);
@@ -503,9 +661,73 @@ impl ClientPrediction {
                 if report.exact_basis {
                     self.stats.exact_basis_corrections += 1;
                 }
+                self.count_parts(&report.diff);
+                if report.repeat_explained {
+                    self.stats.repeat_corrections += 1;
+                }
             }
         }
         report
+    }
+
+    /// The controls the server flew `history[k]`'s step with, when `server` is a repeat: the
+    /// input before it (or the one a run of repeats already stood in with) flown once more from
+    /// the state before that step.
+    fn explained_by_repeat(
+        &self,
+        model: &AircraftModel,
+        k: usize,
+        server: &AircraftState,
+        weather: &WeatherTimeline,
+    ) -> Option<Controls> {
+        let prev = k.checked_sub(1).and_then(|i| self.history.get(i))?;
+        // The state the server flew the slot from: its own for the previous input when the
+        // last reconcile acked that one, else the prediction for it.
+        let before = match self.last_base {
+            Some((seq, state)) if seq == prev.seq => Some(state),
+            _ => prev.after,
+        };
+        let (before, step) = (before?, self.history[k].step?);
+        let run = match self.last_repeat {
+            Some((slot, c)) if slot == prev.seq => Some(c),
+            _ => None,
+        };
+        [Some(prev.controls), run].into_iter().flatten().find(|c| {
+            let mut state = before;
+            self.step_once(model, &mut state, c, step, weather);
+            StateDiff::between(&state, server).is_exact()
+        })
+    }
+
+    fn count_parts(&mut self, d: &StateDiff) {
+        let s = &mut self.stats;
+        if d.pose() {
+            s.pose.count += 1;
+            s.pose.size.push(d.position_m);
+            s.pose.size2.push(d.orientation_rad);
+        }
+        if d.velocity() {
+            s.velocity.count += 1;
+            s.velocity.size.push(d.velocity_mps);
+            s.velocity.size2.push(d.body_rates_rps);
+        }
+        if d.other() {
+            s.other.count += 1;
+            s.other.size.push(d.other_max);
+        }
+        for (i, n) in s.word_corrections.iter_mut().enumerate() {
+            if d.words & (1 << i) != 0 {
+                *n += 1;
+            }
+        }
+        tracing::debug!(
+            pose = d.pose(),
+            velocity = d.velocity(),
+            other = d.other(),
+            position_m = d.position_m,
+            words = ?d.word_names().collect::<Vec<_>>(),
+            "own-state correction"
+        );
     }
 
     /// Lets the visual offset decay over a frame of `dt` (half-life from the configuration).

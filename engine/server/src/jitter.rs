@@ -49,6 +49,12 @@ impl Default for JitterConfig {
 pub const TRIM_PERSIST_TICKS: u32 = 30;
 /// Beyond `depth + 2 + GROSS_BACKLOG` the backlog is cut at once.
 pub const GROSS_BACKLOG: usize = 3;
+/// Inputs queued before the first is served. With one, an input's margin before its slot is
+/// only the sub-tick phase between the client's input clock and the server's tick (anything
+/// from 0 to 16 ms, drawn once per join), so on a loaded machine scheduling jitter alone makes
+/// inputs miss their slot — each a repeat on the server and a correction on the client. With
+/// two, every input has at least one whole tick of margin.
+pub const MIN_PRIME: usize = 2;
 /// Late inputs dropped in a row before the timeline moves later to take them.
 pub const LATE_RESYNC: u32 = 3;
 
@@ -218,7 +224,7 @@ impl JitterBuffer {
             }
             self.dropped_for_latency += 1;
         }
-        if !self.primed && self.queue.len() >= self.depth {
+        if !self.primed && self.queue.len() >= self.depth.max(MIN_PRIME) {
             self.primed = true;
         }
         if self.primed {
@@ -315,12 +321,18 @@ mod tests {
     fn drains_one_per_tick_and_repeats_without_the_fire_edge() {
         let mut jb = JitterBuffer::new(JitterConfig::default());
         assert_eq!(jb.drain(), Drained::Nothing);
-        jb.push(inp(1, buttons::GUN | buttons::FIRE_STORE), 0);
-        let first = jb.drain();
-        assert!(matches!(first, Drained::Fresh(i) if i.seq == 1));
+        jb.push(inp(1, 0), 0);
+        assert_eq!(
+            jb.drain(),
+            Drained::Nothing,
+            "the first input waits for a second (a tick of margin)"
+        );
+        jb.push(inp(2, buttons::GUN | buttons::FIRE_STORE), 0);
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 1));
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 2));
         match jb.drain() {
             Drained::Repeat(i) => {
-                assert_eq!(i.seq, 1);
+                assert_eq!(i.seq, 2);
                 assert_eq!(
                     i.wire.buttons,
                     buttons::GUN,
@@ -330,7 +342,35 @@ mod tests {
             other => panic!("expected a repeat, got {other:?}"),
         }
         assert_eq!(jb.underruns, 1);
-        assert_eq!(jb.last_applied_seq(), Some(1));
+        assert_eq!(jb.last_applied_seq(), Some(2));
+    }
+
+    #[test]
+    fn an_input_a_moment_late_still_makes_its_slot() {
+        // Depth 1 on a quiet link: each input arrives just before the drain of its slot's tick
+        // (the worst phase between the client's clock and the server's); once, scheduling
+        // jitter makes it arrive just after. The tick of margin priming kept absorbs it:
+        // no repeat, no late drop — the server flies exactly the inputs the client predicted.
+        let mut jb = JitterBuffer::new(JitterConfig::default());
+        let mut repeats = 0;
+        for tick in 0..20u64 {
+            let seq = tick as u32 + 1;
+            let late = tick == 10;
+            if !late {
+                jb.push(inp(seq, 0), tick);
+            }
+            if matches!(jb.drain(), Drained::Repeat(_)) {
+                repeats += 1;
+            }
+            if late {
+                jb.push(inp(seq, 0), tick);
+            }
+        }
+        assert_eq!(
+            (repeats, jb.late_dropped, jb.gap_fills, jb.underruns),
+            (0, 0, 0, 0)
+        );
+        assert_eq!(jb.last_applied_seq(), Some(19));
     }
 
     #[test]
@@ -408,8 +448,9 @@ mod tests {
         assert_eq!((jb.gap_fills, jb.underruns), (1, 0));
         assert_eq!(jb.last_applied_seq(), Some(11));
 
-        // Depth 1: the queue is empty on the lost input's tick; the underrun repeat serves its
-        // slot and the next input is applied in its own slot, not after a second repeat.
+        // Depth 1: the input after the lost one is already queued (priming kept a tick of
+        // margin); a repeat serves the lost input's slot and the next input is applied in its
+        // own slot, not after a second repeat.
         let mut jb = JitterBuffer::new(JitterConfig::default());
         let mut fresh_at = Vec::new();
         for tick in 0..6u64 {
@@ -421,8 +462,8 @@ mod tests {
                 fresh_at.push((tick, i.seq));
             }
         }
-        assert_eq!(fresh_at, vec![(0, 1), (1, 2), (3, 4), (4, 5), (5, 6)]);
-        assert_eq!((jb.gap_fills, jb.underruns), (1, 1));
+        assert_eq!(fresh_at, vec![(1, 1), (2, 2), (4, 4), (5, 5)]);
+        assert_eq!((jb.gap_fills, jb.underruns), (1, 0));
 
         // An input that reaches the buffer after its slot was concealed is dropped, never
         // applied late (the input gate already refuses out-of-order inputs; this is the
@@ -446,21 +487,23 @@ mod tests {
     fn a_late_input_is_dropped_but_lasting_lateness_moves_the_timeline() {
         let mut jb = JitterBuffer::new(JitterConfig::default());
         jb.push(inp(1, 0), 0);
+        jb.push(inp(2, 0), 0);
         assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 1));
-        // Input 2 is late once: its slot is served by a repeat, it is dropped when it comes,
-        // and input 3 is on time in its own slot.
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 2));
+        // Input 3 is late once (beyond the margin): its slot is served by a repeat, it is
+        // dropped when it comes, and input 4 is on time in its own slot.
         assert!(matches!(jb.drain(), Drained::Repeat(_)));
-        jb.push(inp(2, 0), 1);
         jb.push(inp(3, 0), 1);
-        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 3));
+        jb.push(inp(4, 0), 1);
+        assert!(matches!(jb.drain(), Drained::Fresh(i) if i.seq == 4));
         assert_eq!(
             (jb.late_dropped, jb.resyncs, jb.last_applied_slot()),
-            (1, 0, Some(3))
+            (1, 0, Some(4))
         );
         // From now on every input is one tick late: after LATE_RESYNC drops the buffer takes
         // them, one tick later than before, and stays on time from there.
         let mut applied = Vec::new();
-        for seq in 4..20u32 {
+        for seq in 5..20u32 {
             if let Drained::Fresh(i) = jb.drain() {
                 applied.push(i.seq);
             }
