@@ -8,8 +8,9 @@ use fighters_legacy::autopilot::Aerobatics;
 use fighters_legacy::prediction::{StateDiff, WORD_NAMES};
 use fighters_legacy::sim::{Sim, SimConfig};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
+use fl_server::pool::EntityId;
 use fl_server::server::SpawnPoint;
-use fl_server::world::Pilot as WorldPilot;
+use fl_server::world::{Body, Pilot as WorldPilot};
 use std::time::Duration;
 
 /// Spawns `n` AI aircraft the way `fl-server --ai N` does (its default behaviour line, both
@@ -134,6 +135,48 @@ fn inputs_arriving_right_at_the_tick_boundary_still_make_their_slot() {
     println!("{}", breakdown(&sim));
     assert!(p.compared > 3_000, "{}", breakdown(&sim));
     assert_eq!(p.corrections, 0, "{}", breakdown(&sim));
+}
+
+#[test]
+fn a_difference_elsewhere_in_the_servers_state_is_counted_and_named() {
+    // Ten seconds of exact flight, then the server's own aircraft loses 5 kg of fuel outside
+    // its integrator (as a bookkeeping bug would): the next compare differs, is counted as an
+    // "other" correction with the fuel named and sized, and is not a server repeat.
+    let mut sim = Sim::new(SimConfig::default(), Box::new(Aerobatics::default())).expect("sim");
+    spawn_ai(&mut sim, 4);
+    sim.run_for(Duration::from_secs(10));
+    assert_eq!(
+        sim.client().prediction().stats.corrections,
+        0,
+        "{}",
+        breakdown(&sim)
+    );
+    let own = sim.client().session().own_entity().expect("own entity");
+    let id = EntityId {
+        index: own.idx,
+        generation: own.generation,
+    };
+    let server = sim.server_mut().expect("server");
+    let entity = server.world_mut().get_mut(id).expect("own aircraft");
+    let Body::Aircraft { state, .. } = &mut entity.body else {
+        panic!("not an aircraft");
+    };
+    state.fuel_kg -= 5.0;
+    sim.run_for(Duration::from_secs(2));
+    let p = &sim.client().prediction().stats;
+    let fuel = WORD_NAMES
+        .iter()
+        .position(|w| *w == "fuel_kg")
+        .expect("fuel word");
+    assert_eq!(p.corrections, 1, "{}", breakdown(&sim));
+    assert_eq!(p.word_corrections[fuel], 1, "{}", breakdown(&sim));
+    assert_eq!(p.other.count, 1, "{}", breakdown(&sim));
+    assert!(
+        (p.other.size.max() - 5.0).abs() < 0.01,
+        "sized in kg: {}",
+        p.other.size.max()
+    );
+    assert_eq!(p.repeat_corrections, 0, "{}", breakdown(&sim));
 }
 
 #[test]
