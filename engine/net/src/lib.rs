@@ -29,6 +29,7 @@ use std::time::Duration;
 pub mod impair;
 pub mod linksim;
 pub mod quic;
+pub mod rng;
 
 /// The largest reliable message either transport accepts (and, on QUIC, the largest stream
 /// frame a peer may announce; a bigger one is a protocol violation that closes the connection).

@@ -42,7 +42,7 @@ impl Net {
     pub(crate) fn new(seed: u64) -> Self {
         Net {
             now: Duration::ZERO,
-            rng: Rng(seed),
+            rng: Rng::new(seed),
             seq: 0,
             agenda: BTreeMap::new(),
             servers: BTreeMap::new(),

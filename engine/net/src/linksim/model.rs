@@ -23,36 +23,7 @@ pub(crate) const LOSS_WINDOW: usize = 256;
 pub(crate) const CONTROL_BYTES: usize = 32;
 pub(crate) const FIRST_EPHEMERAL_PORT: u16 = 49152;
 
-/// SplitMix64: tiny, fast, and the same everywhere.
-#[derive(Debug)]
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub(crate) fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    pub(crate) fn chance(&mut self, p: f64) -> bool {
-        p > 0.0 && self.unit() < p
-    }
-
-    /// Uniform in `[0, max]` (no draw when `max` is zero).
-    pub(crate) fn duration(&mut self, max: Duration) -> Duration {
-        if max.is_zero() {
-            return Duration::ZERO;
-        }
-        Duration::from_nanos((max.as_nanos() as f64 * self.unit()) as u64)
-    }
-}
+pub(crate) use crate::rng::Rng;
 
 /// Which end of a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
