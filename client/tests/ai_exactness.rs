@@ -26,13 +26,7 @@ fn spawn_ai(sim: &mut Sim, n: usize) {
         .spawn_points
         .first()
         .copied()
-        .unwrap_or(SpawnPoint {
-            x: 0.0,
-            z: 0.0,
-            altitude_m: 3000.0,
-            heading_deg: 0.0,
-            speed_mps: 200.0,
-        });
+        .unwrap_or(SpawnPoint::FALLBACK);
     for i in 0..n {
         let ctrl = fl_ai::build_from_line(
             "patrol_attack target=threat",

@@ -403,17 +403,10 @@ fn spawn_ai(server: &mut Server, file: &FileConfig) {
                 return;
             }
         };
-        let base =
-            points
-                .get(i % points.len().max(1))
-                .copied()
-                .unwrap_or(fl_server::server::SpawnPoint {
-                    x: 0.0,
-                    z: 0.0,
-                    altitude_m: 3000.0,
-                    heading_deg: 0.0,
-                    speed_mps: 200.0,
-                });
+        let base = points
+            .get(i % points.len().max(1))
+            .copied()
+            .unwrap_or(fl_server::server::SpawnPoint::FALLBACK);
         let at = fl_server::server::SpawnPoint {
             z: base.z + 8000.0 + (i / points.len().max(1)) as f64 * 500.0,
             heading_deg: 180.0,

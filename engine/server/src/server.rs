@@ -46,6 +46,18 @@ pub struct SpawnPoint {
     pub speed_mps: f64,
 }
 
+impl SpawnPoint {
+    /// Where a pilot appears when the configuration lists no spawn point: over the origin,
+    /// 3,000 m up, heading north at 200 m/s.
+    pub const FALLBACK: SpawnPoint = SpawnPoint {
+        x: 0.0,
+        z: 0.0,
+        altitude_m: 3000.0,
+        heading_deg: 0.0,
+        speed_mps: 200.0,
+    };
+}
+
 /// A faction of the match.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FactionSpec {

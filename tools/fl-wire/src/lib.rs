@@ -149,25 +149,14 @@ impl RecordSource for JsonRecords<'_> {
 mod tests {
     use super::*;
 
-    /// The chain as anyhow's `{:#}` prints it.
-    fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-        let mut out = e.to_string();
-        let mut next = e.source();
-        while let Some(s) = next {
-            out.push_str(": ");
-            out.push_str(&s.to_string());
-            next = s.source();
-        }
-        out
-    }
-
     #[test]
     fn a_codec_error_is_said_once_in_the_chain() {
         let e = decode_to_json(&[0xFF]).expect_err("no such message id");
         let cause = std::error::Error::source(&e)
             .expect("the codec's error")
             .to_string();
-        let text = chain(&e);
+        // As the fl-wire binary prints it: anyhow's alternate form, every layer once.
+        let text = format!("{:#}", anyhow::Error::new(e));
         assert_eq!(text.matches(&cause).count(), 1, "{text}");
         assert!(text.starts_with("cannot decode the packet: "), "{text}");
     }

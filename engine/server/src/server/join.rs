@@ -30,13 +30,7 @@ impl Server {
         let p = points
             .get(self.spawn_cursor % points.len().max(1))
             .copied()
-            .unwrap_or(SpawnPoint {
-                x: 0.0,
-                z: 0.0,
-                altitude_m: 3000.0,
-                heading_deg: 0.0,
-                speed_mps: 200.0,
-            });
+            .unwrap_or(SpawnPoint::FALLBACK);
         self.spawn_cursor = self.spawn_cursor.wrapping_add(1);
         p
     }
