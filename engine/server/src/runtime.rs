@@ -171,6 +171,11 @@ impl History {
 /// A callback handed every published metrics snapshot.
 pub type MetricsSink = Box<dyn FnMut(&Metrics) + Send>;
 
+/// A callback handed the server after every tick it ran, on the tick thread (tests and tools
+/// record the world's truth with it: where each entity was at each tick). It runs inside the
+/// tick loop, so it must be quick.
+pub type TickSink = Box<dyn FnMut(&Server) + Send>;
+
 /// Runtime settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RuntimeConfig {
@@ -246,6 +251,16 @@ pub fn spawn(
     cfg: RuntimeConfig,
     on_metrics: Option<MetricsSink>,
 ) -> std::io::Result<ServerHandle> {
+    spawn_observed(server, cfg, on_metrics, None)
+}
+
+/// [`spawn`], and `on_tick` is handed the server after every tick (see [`TickSink`]).
+pub fn spawn_observed(
+    server: Server,
+    cfg: RuntimeConfig,
+    on_metrics: Option<MetricsSink>,
+    on_tick: Option<TickSink>,
+) -> std::io::Result<ServerHandle> {
     let (tx, rx) = channel();
     let stop = Arc::new(AtomicBool::new(false));
     let metrics = Arc::new(Mutex::new(Metrics::default()));
@@ -254,7 +269,7 @@ pub fn spawn(
         let metrics = metrics.clone();
         std::thread::Builder::new()
             .name("fl-server-tick".into())
-            .spawn(move || run(server, cfg, rx, stop, metrics, on_metrics))?
+            .spawn(move || run(server, cfg, rx, stop, metrics, on_metrics, on_tick))?
     };
     Ok(ServerHandle {
         commands: tx,
@@ -271,6 +286,7 @@ fn run(
     stop: Arc<AtomicBool>,
     published: Arc<Mutex<Metrics>>,
     mut on_metrics: Option<MetricsSink>,
+    mut on_tick: Option<TickSink>,
 ) {
     let mut history = History::default();
     let mut next = Instant::now();
@@ -335,6 +351,9 @@ fn run(
         history.push(&timings, started);
         ticks += 1;
         next += TICK;
+        if let Some(f) = on_tick.as_mut() {
+            f(&server);
+        }
 
         if last_publish.elapsed() >= cfg.metrics_interval {
             let elapsed = last_publish.elapsed().as_secs_f64();

@@ -272,3 +272,39 @@ fn dropping_the_handle_stops_and_joins_the_thread() {
         "dropping the handle did not join the thread"
     );
 }
+
+#[test]
+fn the_tick_observer_sees_every_tick_the_runtime_runs() {
+    let h = Harness::new(43, ServerConfig::default());
+    let Harness { net, server } = h;
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<u64>>> = Default::default();
+    let sink = {
+        let seen = seen.clone();
+        Box::new(move |s: &fl_server::server::Server| {
+            if let Ok(mut v) = seen.lock() {
+                v.push(s.world().tick());
+            }
+        })
+    };
+    let cfg = RuntimeConfig {
+        metrics_interval: Duration::from_millis(50),
+        ..RuntimeConfig::default()
+    };
+    let handle = fl_server::runtime::spawn_observed(server, cfg, None, Some(sink)).expect("thread");
+    let mut live = Live::new(net);
+    let m = metrics_until(&handle, &mut live, "ticks", &mut [], |m| m.ticks > 20);
+    let ticks = seen.lock().map(|v| v.clone()).unwrap_or_default();
+    assert!(
+        ticks.len() as u64 >= m.ticks,
+        "{} calls for {} ticks",
+        ticks.len(),
+        m.ticks
+    );
+    // One call per tick, after it: the world's tick advances by one each time.
+    assert!(
+        ticks.windows(2).all(|w| w[1] == w[0] + 1),
+        "{:?}",
+        &ticks[..ticks.len().min(30)]
+    );
+    drop(handle);
+}
