@@ -1086,3 +1086,104 @@ pub fn report(results: &[MatrixResult]) -> String {
 pub fn blackout_start_s() -> f64 {
     PROFILE_BLACKOUT_START_MS as f64 / 1000.0
 }
+
+#[cfg(test)]
+mod harness_tests {
+    //! The harness's own arithmetic, without a network: pops, truth lookup, windows, queueing.
+    use super::*;
+
+    fn sample(frame: u64, rt: f64, x: f64, source: PoseSource) -> RemoteSample {
+        RemoteSample {
+            frame,
+            at: frame as f64 / 120.0,
+            render_tick: rt,
+            key: (1, 1),
+            position: Vec3::new(x, 3000.0, 0.0),
+            velocity: Vec3::new(250.0, 0.0, 0.0),
+            source,
+        }
+    }
+
+    #[test]
+    fn smooth_motion_is_no_pop_and_a_jump_is_its_size() {
+        // 250 m/s, the render clock advancing half a tick per frame (120 fps).
+        let step = 250.0 * 0.5 * TICK_S;
+        let mut s: Vec<RemoteSample> = (0..100)
+            .map(|i| sample(i, i as f64 * 0.5, i as f64 * step, PoseSource::Interpolated))
+            .collect();
+        let max = |s: &[RemoteSample]| remote_pops(s).iter().map(|p| p.1).fold(0.0, f64::max);
+        assert!(max(&s) < 1e-9, "{}", max(&s));
+        // The render clock running 20 % slow is not a pop either.
+        let slow: Vec<RemoteSample> = (0..100)
+            .map(|i| {
+                sample(
+                    i,
+                    i as f64 * 0.4,
+                    i as f64 * step * 0.8,
+                    PoseSource::Interpolated,
+                )
+            })
+            .collect();
+        assert!(max(&slow) < 1e-9);
+        for x in &mut s[50..] {
+            x.position.x += 1.0;
+        }
+        assert!((max(&s) - 1.0).abs() < 1e-9, "{}", max(&s));
+        // Held in both frames: frozen on purpose, not a pop; a gap in frames is not compared.
+        let held = vec![
+            sample(1, 10.0, 0.0, PoseSource::Held),
+            sample(2, 10.5, 0.0, PoseSource::Held),
+            sample(4, 11.5, 50.0, PoseSource::Interpolated),
+        ];
+        assert_eq!(remote_pops(&held).len(), 0);
+    }
+
+    #[test]
+    fn truth_is_interpolated_between_ticks_and_absent_outside() {
+        let mut t = Truth::default();
+        t.tracks.insert(
+            (3, 1),
+            Track {
+                first_tick: 100,
+                positions: vec![Vec3::new(0.0, 0.0, 0.0), Vec3::new(4.0, 0.0, 0.0)],
+            },
+        );
+        let p = t.position_at((3, 1), 100.25).map(|v| v.x);
+        assert_eq!(p, Some(1.0));
+        assert!(t.position_at((3, 1), 99.5).is_none());
+        assert!(
+            t.position_at((3, 1), 101.0).is_none(),
+            "needs the next tick too"
+        );
+        assert!(
+            t.position_at((3, 2), 100.25).is_none(),
+            "another generation"
+        );
+    }
+
+    #[test]
+    fn the_steady_window_leaves_out_warmup_blackout_and_recovery() {
+        let o = MatrixOptions::new("blackout-1s", 1, 12.0);
+        let b = Some((5.0, 6.0));
+        let at = |t: f64| steady(t, &o, b);
+        assert!(!at(1.0) && at(2.0) && at(4.9));
+        assert!(!at(5.0) && !at(6.5) && !at(7.9));
+        assert!(at(8.0) && at(12.0) && !at(12.1));
+    }
+
+    #[test]
+    fn steady_queueing_is_the_worst_interval_mean() {
+        let o = MatrixOptions::new("bottleneck-1mbit", 1, 10.0);
+        // (count, total ms) both directions, cumulative: in the warm-up (left out) 10 packets
+        // at 500 ms, then 100 at 10 ms, then 100 at 50 ms and 10 the other way at 1 ms.
+        let q = QueueSeries {
+            samples: vec![
+                (1.0, [(0, 0.0), (0, 0.0)]),
+                (2.0, [(10, 5000.0), (0, 0.0)]),
+                (3.0, [(110, 6000.0), (0, 0.0)]),
+                (4.0, [(210, 11000.0), (10, 10.0)]),
+            ],
+        };
+        assert_eq!(q.steady_max_ms(&o, None), 50.0);
+    }
+}
