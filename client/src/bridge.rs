@@ -2,11 +2,15 @@
 //! every other entity interpolated from a snapshot buffer at `now − delay`.
 //!
 //! The snapshot clock maps local time to server ticks from the arrival times of snapshots (a
-//! smoothed offset plus its mean deviation). The interpolation delay starts from lightyear's rule
-//! of thumb — `send_interval × 1.7` — using the measured interval between received snapshot ticks
-//! (so loss and server decimation widen it), plus `k ×` the measured arrival jitter, clamped to
-//! `[min_delay, max_delay]`. The render time follows its target at ±5 % speed (snapping only on
-//! gross jumps), so motion never stutters when the delay adapts.
+//! smoothed offset). The interpolation delay is what the measured stream needs, not a worst
+//! case: `send_interval_ratio ×` the smoothed interval between received snapshot ticks (loss and
+//! server decimation widen it) plus a high percentile (`jitter_percentile`) of how late recent
+//! arrivals were against the smoothed offset, clamped to `[min_delay, max_delay]`. The render
+//! time follows its target at +5 % / −20 % speed (it slews, never steps), so motion never
+//! stutters when the delay adapts. After an outage (no snapshot for `outage_gap`) the clock and
+//! the jitter window are re-anchored on the new stream, and a sample after such a gap is never
+//! interpolated into (the remote aircraft extrapolates a bounded time, holds, then resumes at
+//! the new samples instead of sliding through the void).
 //!
 //! Between two samples the position is a cubic Hermite curve through both positions with both
 //! velocities and the orientation is slerped; past the newest sample it is extrapolated with the
@@ -33,7 +37,7 @@ use std::time::Duration;
 pub struct InterpolationConfig {
     /// Delay in measured snapshot intervals (lightyear's default ratio is 1.7).
     pub send_interval_ratio: f64,
-    /// Delay added per unit of measured arrival jitter (mean deviation).
+    /// Multiplier of the lateness percentile (1 = exactly the percentile).
     pub jitter_multiplier: f64,
     pub min_delay: Duration,
     pub max_delay: Duration,
@@ -53,15 +57,21 @@ pub struct InterpolationConfig {
     pub position_blend: f64,
     /// A sample further than this from the carried-forward position restarts the smoothing.
     pub smoothing_reset_m: f64,
-    /// Snapshot gaps remembered for the interval estimate (its peak drives the delay).
-    pub interval_window: usize,
+    /// Arrivals remembered for the jitter percentile.
+    pub jitter_window: usize,
+    /// The percentile of arrival lateness the delay covers (0.95: one snapshot in twenty may
+    /// come after its render time and is bridged by a short extrapolation).
+    pub jitter_percentile: f64,
+    /// No snapshot for this long is an outage: the next arrival re-anchors the clock and a
+    /// sample after such a gap is never interpolated into.
+    pub outage_gap: Duration,
 }
 
 impl Default for InterpolationConfig {
     fn default() -> Self {
         Self {
             send_interval_ratio: 1.7,
-            jitter_multiplier: 2.5,
+            jitter_multiplier: 1.0,
             min_delay: Duration::from_millis(17),
             max_delay: Duration::from_millis(500),
             max_extrapolation: Duration::from_millis(200),
@@ -71,7 +81,9 @@ impl Default for InterpolationConfig {
             clock_slowdown_limit: 0.2,
             position_blend: 0.15,
             smoothing_reset_m: 1.0,
-            interval_window: 60,
+            jitter_window: 180,
+            jitter_percentile: 0.95,
+            outage_gap: Duration::from_millis(500),
         }
     }
 }
@@ -136,7 +148,8 @@ struct Sample {
     position: Vec3,
     velocity: Vec3,
     orientation: Quat,
-    /// Not reachable from the previous sample: never interpolate into it.
+    /// Not reachable from the previous sample (a teleport, or a gap longer than an outage):
+    /// never interpolate into it.
     teleport: bool,
 }
 
@@ -160,6 +173,10 @@ pub struct BridgeStats {
     pub arrival_interval_ms: Samples,
     pub teleports: u64,
     pub clock_snaps: u64,
+    /// Re-anchors of the render clock after an outage.
+    pub clock_reanchors: u64,
+    /// The interpolation delay, every frame, ms.
+    pub delay_ms: Samples,
     pub extrapolated_poses: u64,
     pub held_poses: u64,
     pub interpolated_poses: u64,
@@ -174,12 +191,20 @@ pub struct RenderBridge {
     tracks: BTreeMap<u32, Track>,
     /// Smoothed `server time − local time` of arrivals, s.
     offset_s: Ewma,
-    /// Mean absolute deviation of arrivals from it, s.
-    deviation_s: Ewma,
     /// Ticks between consecutive received snapshots.
     tick_interval: Ewma,
-    /// The most recent gaps (ticks), for the peak.
-    recent_gaps: VecDeque<u64>,
+    /// How late each recent arrival was against the smoothed offset, s (negative: early).
+    lateness_s: VecDeque<f64>,
+    /// The delay the lateness window and interval call for, s (updated per arrival).
+    target_delay_s: Option<f64>,
+    /// The next frame re-anchors the render clock (the first arrival after an outage).
+    reanchor: bool,
+    /// The tick of the first snapshot after the latest outage.
+    resumed_at_tick: Option<u64>,
+    /// The own entity has a flight model but no prediction anchored on the server's timeline
+    /// yet: it is not drawn (neither from snapshots nor from a guessed prediction), so its
+    /// first rendered pose is the first real prediction.
+    own_pending: bool,
     /// RFC 3550 interarrival jitter, s.
     rfc_jitter_s: f64,
     last_arrival: Option<(Duration, u64)>,
@@ -195,9 +220,12 @@ impl RenderBridge {
             cfg,
             tracks: BTreeMap::new(),
             offset_s: Ewma::new(32.0),
-            deviation_s: Ewma::new(32.0),
             tick_interval: Ewma::new(16.0),
-            recent_gaps: VecDeque::new(),
+            lateness_s: VecDeque::new(),
+            target_delay_s: None,
+            reanchor: false,
+            resumed_at_tick: None,
+            own_pending: false,
             rfc_jitter_s: 0.0,
             last_arrival: None,
             render_tick: None,
@@ -211,27 +239,39 @@ impl RenderBridge {
         &self.cfg
     }
 
-    /// The snapshot interval the delay is built on, in ticks: the smoothed gap, or the largest
-    /// recent one when that is larger (a lost snapshot or a decimating server must not starve
-    /// the buffer).
+    /// The snapshot interval the delay is built on, in ticks: the smoothed gap between
+    /// received snapshots (a lost snapshot or a decimating server widens it; a single lost one
+    /// is bridged by a short extrapolation, not by a worst-case delay).
     pub fn interval_estimate_ticks(&self) -> f64 {
-        let peak = self.recent_gaps.iter().copied().max().unwrap_or(1) as f64;
-        self.tick_interval.get().unwrap_or(1.0).max(peak).max(1.0)
+        self.tick_interval.get().unwrap_or(1.0).max(1.0)
     }
 
-    /// The current interpolation delay: `ratio × interval + k × jitter`, clamped.
-    pub fn delay(&self) -> Duration {
+    /// The arrival lateness the delay covers: the configured percentile of how late recent
+    /// arrivals were against the smoothed offset, s (0 before any arrival).
+    pub fn jitter_allowance_s(&self) -> f64 {
+        if self.lateness_s.is_empty() {
+            return 0.0;
+        }
+        let mut v: Vec<f64> = self.lateness_s.iter().copied().collect();
+        v.sort_by(f64::total_cmp);
+        let q = self.cfg.jitter_percentile.clamp(0.0, 1.0);
+        let i = ((v.len() - 1) as f64 * q).round() as usize;
+        v[i.min(v.len() - 1)].max(0.0)
+    }
+
+    fn compute_delay_s(&self) -> f64 {
         let interval = self.interval_estimate_ticks() * TICK_S;
-        let dev = self.deviation_s.get().unwrap_or(0.0);
-        let d = self.cfg.send_interval_ratio * interval + self.cfg.jitter_multiplier * dev;
+        let d = self.cfg.send_interval_ratio * interval
+            + self.cfg.jitter_multiplier * self.jitter_allowance_s();
+        let lo = self.cfg.min_delay.as_secs_f64();
+        d.clamp(lo, self.cfg.max_delay.as_secs_f64().max(lo))
+    }
+
+    /// The current interpolation delay: `ratio × interval + k × lateness percentile`, clamped.
+    pub fn delay(&self) -> Duration {
         Duration::from_secs_f64(
-            d.clamp(
-                self.cfg.min_delay.as_secs_f64(),
-                self.cfg
-                    .max_delay
-                    .as_secs_f64()
-                    .max(self.cfg.min_delay.as_secs_f64()),
-            ),
+            self.target_delay_s
+                .unwrap_or_else(|| self.compute_delay_s()),
         )
     }
 
@@ -260,6 +300,11 @@ impl RenderBridge {
         self.tracks.len()
     }
 
+    /// Whether the own entity waits for its prediction (see `own_pending`).
+    pub fn set_own_pending(&mut self, pending: bool) {
+        self.own_pending = pending;
+    }
+
     /// Forgets everything (a new session).
     pub fn clear(&mut self) {
         *self = Self::new(self.cfg.clone());
@@ -271,8 +316,24 @@ impl RenderBridge {
         let t = update.received_at.as_secs_f64();
         let server_s = update.tick as f64 * TICK_S;
         let o = server_s - t;
-        if let Some(prev) = self.offset_s.get() {
-            self.deviation_s.push((o - prev).abs());
+        let outage = self
+            .last_arrival
+            .is_some_and(|(at, _)| update.received_at.saturating_sub(at) >= self.cfg.outage_gap);
+        if outage {
+            // A new stream after an outage: what the old one measured says nothing about the
+            // first snapshots (a burst of queued ones may come late); start the offset and the
+            // lateness window afresh and let the next frame re-anchor the render clock.
+            self.offset_s = Ewma::new(32.0);
+            self.lateness_s.clear();
+            self.reanchor = true;
+            self.resumed_at_tick = Some(update.tick);
+        }
+        if let Some(mean) = self.offset_s.get() {
+            // Positive: this snapshot came later than the smoothed offset says.
+            self.lateness_s.push_back(mean - o);
+            while self.lateness_s.len() > self.cfg.jitter_window.max(1) {
+                self.lateness_s.pop_front();
+            }
         }
         self.offset_s.push(o);
         if let Some((at, tick)) = self.last_arrival
@@ -281,14 +342,14 @@ impl RenderBridge {
             let arrival = update.received_at.saturating_sub(at).as_secs_f64();
             let d = arrival - (update.tick - tick) as f64 * TICK_S;
             self.rfc_jitter_s += (d.abs() - self.rfc_jitter_s) / 16.0;
-            self.tick_interval.push((update.tick - tick) as f64);
-            self.recent_gaps.push_back(update.tick - tick);
-            while self.recent_gaps.len() > self.cfg.interval_window.max(1) {
-                self.recent_gaps.pop_front();
+            if !outage {
+                self.tick_interval.push((update.tick - tick) as f64);
             }
             self.stats.arrival_interval_ms.push(arrival * 1000.0);
         }
         self.last_arrival = Some((update.received_at, update.tick));
+        self.target_delay_s = Some(self.compute_delay_s());
+        let max_gap_ticks = (self.cfg.outage_gap.as_secs_f64() / TICK_S).ceil() as u64;
 
         for idx in &update.removed {
             self.tracks.remove(idx);
@@ -334,7 +395,12 @@ impl RenderBridge {
                     + (s.velocity * h + e.velocity * h + (e.velocity - s.velocity))
                         * (0.5 * TICK_S);
                 let miss = (e.position - carried).length();
-                teleport = miss > self.cfg.teleport_distance_m;
+                // Across an outage the motion in between is unknown: resume at the new
+                // samples instead of sliding through the void.
+                let across_outage = self.resumed_at_tick.is_some_and(|r| {
+                    s.tick < r && e.last_tick >= r && e.last_tick - s.tick > max_gap_ticks
+                });
+                teleport = miss > self.cfg.teleport_distance_m || across_outage;
                 if !teleport && miss <= self.cfg.smoothing_reset_m {
                     let w = self.cfg.position_blend.clamp(0.0, 1.0);
                     position = carried + (e.position - carried) * w;
@@ -362,6 +428,12 @@ impl RenderBridge {
             .map_or(0.0, |l| now.saturating_sub(l).as_secs_f64() / TICK_S);
         let rt = match self.render_tick {
             None => target,
+            Some(_) if std::mem::take(&mut self.reanchor) => {
+                // After an outage the remote aircraft were held; the new stream is where they
+                // are now.
+                self.stats.clock_reanchors += 1;
+                target
+            }
             Some(rt) => {
                 let rt = rt + frame_ticks;
                 let err = target - rt;
@@ -394,6 +466,9 @@ impl RenderBridge {
         let max_extra = self.cfg.max_extrapolation.as_secs_f64();
         for (&idx, track) in &self.tracks {
             let is_own = own_entity.is_some_and(|o| o.matches_wire(idx, track.generation));
+            if is_own && self.own_pending {
+                continue;
+            }
             // A non-finite prediction (a diverged model) falls back to the snapshots.
             let predicted = own.filter(|p| {
                 let finite = pose_is_finite(p.position, p.orientation, p.velocity);
@@ -438,10 +513,14 @@ impl RenderBridge {
                 source,
             });
         }
+        let delay = self.delay();
+        if rt.is_some() {
+            self.stats.delay_ms.push(delay.as_secs_f64() * 1000.0);
+        }
         self.frame = RenderFrame {
             now,
             render_tick: rt,
-            delay: self.delay(),
+            delay,
             entities,
         };
         &self.frame

@@ -253,6 +253,9 @@ impl Client {
                     snapped = true;
                 }
                 SessionEvent::TypesUpdated => self.own_type = None,
+                // The server concealed the inputs it missed: the next reconcile may move the
+                // aircraft far, and is blended instead of snapped.
+                SessionEvent::Resumed { .. } => self.prediction.on_outage(),
                 SessionEvent::Snapshot(update) => {
                     if let Some(own) = &update.own {
                         if self.own_type != Some(own.type_index) {
@@ -342,6 +345,13 @@ impl Client {
         }
         self.last_offset = offset;
         let own = self.session.own_entity();
+        // Until the prediction stands on the server's timeline the own aircraft is not drawn
+        // at all: from the snapshots it would sit far behind where the prediction then puts it.
+        self.bridge.set_own_pending(
+            self.prediction.has_model()
+                && self.prediction.entity().is_some()
+                && !self.prediction.anchored(),
+        );
         self.bridge.build_frame(now, pose.as_ref(), own)
     }
 

@@ -131,6 +131,12 @@ pub struct SessionSummary {
     pub notices: Vec<String>,
     pub entity_types: usize,
     pub factions: usize,
+    /// "Connection interrupted" is showing now (the server has been silent for at least
+    /// `interrupted_after`; the session lives until the idle timeout).
+    pub interrupted: bool,
+    /// Interruptions in the run, and the longest one that ended with the server heard again, s.
+    pub interruptions: u64,
+    pub longest_outage_s: f64,
 }
 
 /// Corrections by the part of the state that differed (one correction may count in several).
@@ -208,6 +214,9 @@ pub struct PredictionSummary {
     /// Reconciles that moved the input → server-tick mapping, and by how many ticks in all.
     pub timeline_shifts: u64,
     pub timeline_shift_ticks: i64,
+    /// Reconciles right after an outage (blended, not snapped) and their largest jump, m.
+    pub outage_reconciles: u64,
+    pub outage_jump_max_m: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -258,6 +267,10 @@ pub struct NetworkSummary {
 #[derive(Debug, Clone, Serialize)]
 pub struct InterpolationSummary {
     pub delay_ms: f64,
+    /// The delay over the run, sampled every frame, ms.
+    pub delay_history_ms: Summary,
+    /// Re-anchors of the render clock after an outage.
+    pub clock_reanchors: u64,
     /// |rendered − true| of remote targets at the render tick (only where the truth is known).
     pub remote_error_m: Option<Summary>,
     pub target_speed_mps: Option<f64>,
@@ -327,6 +340,9 @@ pub fn summarize(
             notices: s.notices().iter().map(|n| n.text.clone()).collect(),
             entity_types: s.types().len(),
             factions: s.factions().len(),
+            interrupted: s.interrupted_since().is_some(),
+            interruptions: st.interruptions,
+            longest_outage_s: st.longest_outage.as_secs_f64(),
         },
         prediction: PredictionSummary {
             enabled: client.prediction().has_model(),
@@ -347,6 +363,8 @@ pub fn summarize(
             settle_snaps: p.settle_snaps,
             timeline_shifts: p.timeline_shifts,
             timeline_shift_ticks: p.timeline_shift_ticks,
+            outage_reconciles: p.outage_reconciles,
+            outage_jump_max_m: p.outage_jump_max_m,
         },
         render: RenderSummary {
             frames: m.frames,
@@ -381,6 +399,8 @@ pub fn summarize(
         },
         interpolation: InterpolationSummary {
             delay_ms: client.bridge().delay().as_secs_f64() * 1000.0,
+            delay_history_ms: b.delay_ms.summary(),
+            clock_reanchors: b.clock_reanchors,
             remote_error_m: sim.map(|r| r.remote_error_m),
             target_speed_mps: sim.map(|r| r.target_speed_mps),
         },

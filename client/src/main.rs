@@ -44,6 +44,10 @@ struct Args {
     /// server's address and the stage it was waiting for.
     #[arg(long, default_value_t = 10.0)]
     join_timeout: f64,
+    /// Seconds of silence from the server after which the session ends (after 1 s it shows
+    /// "connection interrupted" and keeps flying on prediction). Also QUIC's idle timeout.
+    #[arg(long, default_value_t = 15.0)]
+    idle_timeout: f64,
     /// Who flies: aerobatics, level, orbit, idle.
     #[arg(long, default_value = "aerobatics")]
     autopilot: String,
@@ -144,6 +148,9 @@ fn main_inner(args: Args) -> Result<bool> {
     if !(args.join_timeout.is_finite() && args.join_timeout > 0.0 && args.join_timeout <= 3600.0) {
         bail!("--join-timeout must be a number of seconds above 0 and at most 3600");
     }
+    if !(args.idle_timeout.is_finite() && (2.0..=600.0).contains(&args.idle_timeout)) {
+        bail!("--idle-timeout must be a number of seconds from 2 to 600");
+    }
     if !(args.fps.is_finite() && args.fps >= 1.0) {
         bail!("--fps must be at least 1");
     }
@@ -183,6 +190,7 @@ fn main_inner(args: Args) -> Result<bool> {
                 .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
                 .filter(|p| !p.is_empty()),
             handshake_timeout: Duration::from_secs_f64(args.join_timeout),
+            idle_timeout: Duration::from_secs_f64(args.idle_timeout),
             ..SessionConfig::default()
         },
         known_hosts: args.known_hosts,

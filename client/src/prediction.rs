@@ -48,6 +48,16 @@ pub struct PredictionConfig {
     /// After a (re)spawn the server's input buffer settles (priming, depth adaptation) and may
     /// move the input timeline; corrections this early are part of the spawn and snap.
     pub spawn_settle: Duration,
+    /// The visual offset shrinks at most this fast (m/s): a large correction (after an outage)
+    /// glides in at a speed an aircraft could fly instead of crossing the sky in a few frames.
+    pub max_correction_speed_mps: f64,
+    /// After an outage, corrections up to this far are blended (at most
+    /// `max_correction_speed_mps`) instead of snapping at `snap_distance_m`.
+    pub outage_blend_distance_m: f64,
+    /// How long after an outage (in snapshot time, from the first reconcile after it) the
+    /// stream may still be catching up (late snapshots queued during the outage, then the
+    /// fresh ones): corrections in that window blend as the first one does.
+    pub outage_recovery: Duration,
 }
 
 impl Default for PredictionConfig {
@@ -58,6 +68,9 @@ impl Default for PredictionConfig {
             snap_distance_m: 25.0,
             ground_height_m: 0.0,
             spawn_settle: Duration::from_secs(1),
+            max_correction_speed_mps: 60.0,
+            outage_blend_distance_m: 2000.0,
+            outage_recovery: Duration::from_secs(2),
         }
     }
 }
@@ -101,6 +114,8 @@ pub struct ReconcileReport {
     pub snapped: bool,
     /// Within the spawn-settle window (not counted in the correction statistics).
     pub settling: bool,
+    /// The first reconcile after an outage (its jump is blended, not snapped).
+    pub after_outage: bool,
 }
 
 /// Counters and distributions.
@@ -144,6 +159,9 @@ pub struct PredictionStats {
     pub timeline_shifts: u64,
     /// The sum of those shifts in ticks (positive: inputs land later).
     pub timeline_shift_ticks: i64,
+    /// Reconciles after an outage, and the largest jump they blended, m.
+    pub outage_reconciles: u64,
+    pub outage_jump_max_m: f64,
 }
 
 /// The own aircraft's pose for rendering.
@@ -183,6 +201,14 @@ pub struct ClientPrediction {
     /// The slot last found served by a repeat, and the controls repeated (a run of late inputs
     /// repeats the same last input in every slot).
     last_repeat: Option<(u32, Controls)>,
+    /// The prediction stands on the server's timeline (a reconcile with the server's ack of
+    /// one of our inputs): before that the input → step mapping is a guess and nothing is drawn.
+    anchored: bool,
+    /// The next reconcile follows an outage: blend its jump whatever its size (up to
+    /// `outage_blend_distance_m`).
+    after_outage: bool,
+    /// Reconciles of snapshot ticks before this one are still recovering from an outage.
+    recovering_until: Option<u64>,
     pub stats: PredictionStats,
 }
 
@@ -340,6 +366,9 @@ impl ClientPrediction {
             visual_rot: Quat::IDENTITY,
             last_base: None,
             last_repeat: None,
+            anchored: false,
+            after_outage: false,
+            recovering_until: None,
             stats: PredictionStats::default(),
         }
     }
@@ -398,6 +427,24 @@ impl ClientPrediction {
         self.visual_rot = Quat::IDENTITY;
         self.last_base = None;
         self.last_repeat = None;
+        self.anchored = false;
+        self.after_outage = false;
+        self.recovering_until = None;
+    }
+
+    /// Whether the prediction stands on the server's timeline: a reconcile acknowledged one of
+    /// our inputs (or, from a server that never acknowledges, the spawn has settled). Before
+    /// that, the input → step mapping is a guess and [`ClientPrediction::render_pose`] is
+    /// `None`, so the first pose drawn is a real prediction, not a guess to be snapped away.
+    pub fn anchored(&self) -> bool {
+        self.anchored
+    }
+
+    /// The link was out (nothing heard for a while): the server concealed the inputs it
+    /// missed, so the next reconcile may move the aircraft far; it is blended at most at
+    /// `max_correction_speed_mps` instead of snapping (up to `outage_blend_distance_m`).
+    pub fn on_outage(&mut self) {
+        self.after_outage = true;
     }
 
     pub fn entity(&self) -> Option<OwnEntity> {
@@ -582,6 +629,16 @@ impl ClientPrediction {
         };
 
         self.last_base = own.acked_seq.map(|a| (a, base));
+        let first = *self.first_tick.get_or_insert(tick);
+        let since_first_s = tick.saturating_sub(first) as f64 * crate::TICK_S;
+        let was_anchored = self.anchored;
+        if own
+            .acked_seq
+            .is_some_and(|a| self.history.iter().any(|e| e.seq == a))
+            || since_first_s >= 2.0 * self.cfg.spawn_settle.as_secs_f64()
+        {
+            self.anchored = true;
+        }
 
         // Reset and replay.
         let offset = self.offset.unwrap_or(0);
@@ -617,16 +674,33 @@ impl ClientPrediction {
 
         // The jump of the latest pose (same newest input before and after) goes into the
         // visual offset, unless it is a teleport.
-        let first = *self.first_tick.get_or_insert(tick);
-        let settling =
-            tick.saturating_sub(first) as f64 * crate::TICK_S < self.cfg.spawn_settle.as_secs_f64();
+        let settling = since_first_s < self.cfg.spawn_settle.as_secs_f64();
+        if std::mem::take(&mut self.after_outage) {
+            let window = (self.cfg.outage_recovery.as_secs_f64() / crate::TICK_S).ceil() as u64;
+            self.recovering_until = Some(tick + window);
+        }
+        let after_outage = self.recovering_until.is_some_and(|t| tick < t);
+        report.after_outage = after_outage;
         if let (Some(old), Some(_)) = (old_latest, old_latest_seq) {
             let jump = old.position - state.position;
             report.jump_m = jump.length();
             let rotated = angle(old.orientation.then(state.orientation.conjugate()));
             let visible = report.jump_m > 1e-9 || rotated > 1e-12;
-            let teleport = report.jump_m > self.cfg.snap_distance_m || !report.jump_m.is_finite();
-            if teleport || (settling && visible) {
+            let snap_at = if after_outage {
+                self.cfg
+                    .outage_blend_distance_m
+                    .max(self.cfg.snap_distance_m)
+            } else {
+                self.cfg.snap_distance_m
+            };
+            if after_outage {
+                self.stats.outage_reconciles += 1;
+                self.stats.outage_jump_max_m = self.stats.outage_jump_max_m.max(report.jump_m);
+            }
+            let teleport = report.jump_m > snap_at || !report.jump_m.is_finite();
+            // Before the first anchored reconcile nothing was drawn: that one snaps unseen.
+            // Once drawn, a settling correction blends like any other.
+            if teleport || (!was_anchored && visible) {
                 report.snapped = true;
                 if teleport {
                     self.stats.snaps += 1;
@@ -648,7 +722,7 @@ impl ClientPrediction {
         report.settling = settling;
         self.stats.replayed.push(report.replayed as f64);
         self.stats.jump_m.push(report.jump_m);
-        if report.compared && settling {
+        if report.compared && (settling || !was_anchored) {
             self.stats.settle_compares += 1;
         } else if report.compared {
             self.stats.compared += 1;
@@ -738,7 +812,15 @@ impl ClientPrediction {
         } else {
             0.0
         };
-        self.visual_pos = self.visual_pos * k;
+        // Exponential, but never faster than an aircraft could move the pose.
+        let len = self.visual_pos.length();
+        let cap = self.cfg.max_correction_speed_mps * dt.as_secs_f64();
+        let shrink = (len * (1.0 - k)).min(cap.max(0.0));
+        self.visual_pos = if len > 0.0 {
+            self.visual_pos * ((len - shrink) / len)
+        } else {
+            self.visual_pos
+        };
         if self.visual_pos.length() < 1e-9 {
             self.visual_pos = Vec3::ZERO;
         }
@@ -751,6 +833,9 @@ impl ClientPrediction {
     /// The pose to draw: between the last two predicted states at `alpha` (the input clock's
     /// fraction of the current tick), plus the visual offset.
     pub fn render_pose(&self, alpha: f64) -> Option<OwnPose> {
+        if !self.anchored {
+            return None;
+        }
         let cur = self.current?;
         let tick = self.current_tick?;
         let prev = self.previous.unwrap_or(cur);

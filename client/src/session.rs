@@ -71,6 +71,13 @@ pub struct SessionConfig {
     pub client_build: String,
     /// MOTD banner time when the server leaves it to the client.
     pub motd_display: Duration,
+    /// Silence from the server (no message of any kind) after which the session shows
+    /// "connection interrupted" (a banner, not an end). The server sends at least 10 snapshots
+    /// a second to a peer in the world, so one second of nothing is an outage.
+    pub interrupted_after: Duration,
+    /// Silence after which the session ends (`EndReason::TimedOut`); `connect_quic` gives the
+    /// QUIC transport the same idle timeout, so either side's timer ends it the same way.
+    pub idle_timeout: Duration,
 }
 
 impl Default for SessionConfig {
@@ -86,6 +93,8 @@ impl Default for SessionConfig {
             heartbeat_interval: Duration::from_secs(1),
             client_build: crate::BUILD_VERSION.to_owned(),
             motd_display: Duration::from_secs(15),
+            interrupted_after: Duration::from_secs(1),
+            idle_timeout: fl_net::quic::DEFAULT_IDLE_TIMEOUT,
         }
     }
 }
@@ -224,6 +233,15 @@ pub enum SessionEvent {
         req_id: u16,
         text: String,
     },
+    /// Nothing heard from the server for `silent_for` (≥ `interrupted_after`): show
+    /// "connection interrupted"; the session lives on until the idle timeout.
+    Interrupted {
+        silent_for: Duration,
+    },
+    /// The server is heard again after an interruption that lasted `outage`.
+    Resumed {
+        outage: Duration,
+    },
     Ended(EndReason),
 }
 
@@ -246,6 +264,10 @@ pub struct SessionStats {
     pub heartbeats_sent: u64,
     pub send_failures: u64,
     pub snapshot_bytes: u64,
+    /// Interruptions (silences of at least `interrupted_after`) the session survived or is in.
+    pub interruptions: u64,
+    /// The longest silence that ended with the server heard again.
+    pub longest_outage: Duration,
 }
 
 /// Why a message was not sent.
@@ -296,6 +318,10 @@ pub struct ClientSession {
     throttle: Option<(u8, u8, u64)>,
     last_snapshot_at: Option<Duration>,
     last_heartbeat: Option<Duration>,
+    /// When anything was last received from the server.
+    last_heard: Option<Duration>,
+    /// Since when the server is silent, once that counts as an interruption.
+    interrupted_since: Option<Duration>,
     refusal: Option<ConnectRefusal>,
     shutdown_notice: Option<String>,
     end: Option<EndReason>,
@@ -345,6 +371,8 @@ impl ClientSession {
             throttle: None,
             last_snapshot_at: None,
             last_heartbeat: None,
+            last_heard: None,
+            interrupted_since: None,
             refusal: None,
             shutdown_notice: None,
             end: None,
@@ -367,6 +395,7 @@ impl ClientSession {
     ) -> Result<Self, SessionError> {
         let quic = QuicClientConfig {
             connect_timeout: cfg.handshake_timeout,
+            idle_timeout: cfg.idle_timeout,
             ..QuicClientConfig::default()
         };
         // QUIC's idle timer bounds the handshake too, so the smaller of the two fires.
@@ -492,6 +521,17 @@ impl ClientSession {
         self.stats
     }
 
+    /// While the server is silent for longer than `interrupted_after` (the "connection
+    /// interrupted" banner): since when nothing was heard. `None` when the link is fine.
+    pub fn interrupted_since(&self) -> Option<Duration> {
+        self.interrupted_since
+    }
+
+    /// How long the server has been silent at `now` (`None` before anything was heard).
+    pub fn silence(&self, now: Duration) -> Option<Duration> {
+        self.last_heard.map(|t| now.saturating_sub(t))
+    }
+
     pub fn link_stats(&self) -> LinkStats {
         self.transport.link_stats()
     }
@@ -539,6 +579,9 @@ impl ClientSession {
                 server: self.server_addr,
             });
         }
+        if self.state == SessionState::InWorld {
+            self.watch_silence(now);
+        }
         if self.state == SessionState::InWorld
             && self.last_tick.is_some()
             && self
@@ -548,6 +591,32 @@ impl ClientSession {
             self.send_heartbeat(now);
         }
         out.append(&mut self.events);
+    }
+
+    /// Silence from the server: the banner after `interrupted_after`, the end at
+    /// `idle_timeout` (the transport's own idle timer would say the same).
+    fn watch_silence(&mut self, now: Duration) {
+        let Some(heard) = self.last_heard else { return };
+        let silent = now.saturating_sub(heard);
+        if silent >= self.cfg.idle_timeout {
+            tracing::warn!(
+                "nothing heard from the server for {:.1} s (the idle timeout): the session ends",
+                silent.as_secs_f64()
+            );
+            self.transport.disconnect("idle timeout");
+            self.finish(EndReason::TimedOut);
+        } else if silent >= self.cfg.interrupted_after && self.interrupted_since.is_none() {
+            tracing::warn!(
+                "connection interrupted: nothing heard from the server for {:.1} s (the session \
+                 ends after {:.0} s)",
+                silent.as_secs_f64(),
+                self.cfg.idle_timeout.as_secs_f64()
+            );
+            self.interrupted_since = Some(heard);
+            self.stats.interruptions += 1;
+            self.events
+                .push(SessionEvent::Interrupted { silent_for: silent });
+        }
     }
 
     /// Ends the session from this side.
@@ -722,6 +791,16 @@ impl ClientSession {
 
     /// Handles one received message (public so benchmarks and tools can feed bytes directly).
     pub fn receive(&mut self, channel: Channel, payload: &[u8], now: Duration) {
+        self.last_heard = Some(now);
+        if let Some(since) = self.interrupted_since.take() {
+            let outage = now.saturating_sub(since);
+            tracing::warn!(
+                "connection resumed after an outage of {:.1} s",
+                outage.as_secs_f64()
+            );
+            self.stats.longest_outage = self.stats.longest_outage.max(outage);
+            self.events.push(SessionEvent::Resumed { outage });
+        }
         let Some(&first) = payload.first() else {
             self.stats.decode_errors += 1;
             return;

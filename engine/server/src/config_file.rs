@@ -84,7 +84,7 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 
 [network]
 # compress_snapshots = true
-# idle_timeout_s = 10.0
+# idle_timeout_s = 15.0
 # max_connections = 256
 
 [admission]
@@ -207,7 +207,7 @@ impl Default for NetworkSection {
     fn default() -> Self {
         Self {
             compress_snapshots: true,
-            idle_timeout_s: 10.0,
+            idle_timeout_s: 15.0,
             max_connections: 256,
         }
     }

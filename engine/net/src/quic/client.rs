@@ -21,9 +21,19 @@ use crate::{
     Channel, ClientEvent, ClientTransport, DisconnectReason, KnownHostsEntry, LinkStats, SendError,
 };
 
-/// How long a client waits for the QUIC + TLS handshake by default (equal to the default idle
-/// timeout, which bounds the handshake as well).
+/// How long a client waits for the QUIC + TLS handshake by default (the idle timeout bounds the
+/// handshake as well; it is longer).
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection survives total silence by default (both sides; the smaller of the two
+/// wins). Long enough for an 8 s blackout: a game session should ride out a short outage and
+/// resume without a reconnect.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Keep-alive ping interval by default (both sides). Short, so an idle-but-healthy path always
+/// carries something ack-eliciting: a returning path is noticed within half a second, and
+/// quinn's probe timeout never backs off far from a recent sample.
+pub const DEFAULT_KEEP_ALIVE_INTERVAL: Duration = Duration::from_millis(500);
 
 /// Client settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,8 +62,8 @@ impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            idle_timeout: Duration::from_secs(10),
-            keep_alive_interval: Duration::from_secs(2),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            keep_alive_interval: DEFAULT_KEEP_ALIVE_INTERVAL,
             max_unreliable_message: crate::DEFAULT_MAX_UNRELIABLE_MESSAGE,
             max_reliable_queue: 4 << 20,
             max_inbound_bytes: 4 << 20,

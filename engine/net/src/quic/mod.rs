@@ -22,7 +22,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use client::{ClientConfig, DEFAULT_CONNECT_TIMEOUT, QuicClient};
+pub use client::{
+    ClientConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_INTERVAL,
+    QuicClient,
+};
 pub use identity::{
     BadFingerprint, Fingerprint, IDENTITY_FILE, KnownHosts, ServerIdentity, TrustPolicy,
     known_hosts_key,

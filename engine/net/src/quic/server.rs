@@ -49,8 +49,8 @@ pub struct ServerConfig {
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            idle_timeout: Duration::from_secs(10),
-            keep_alive_interval: Duration::from_secs(2),
+            idle_timeout: super::DEFAULT_IDLE_TIMEOUT,
+            keep_alive_interval: super::DEFAULT_KEEP_ALIVE_INTERVAL,
             max_connections: 256,
             require_address_validation: true,
             max_unreliable_message: crate::DEFAULT_MAX_UNRELIABLE_MESSAGE,
