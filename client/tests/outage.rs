@@ -6,7 +6,8 @@
 //!
 //! The deterministic proofs run over LinkSim in virtual time; the real ones run the real QUIC
 //! session through the impairment relay (`fl_net::impair`) on loopback against the embedded
-//! fl-server, measuring from the relay's own blackout window.
+//! fl-server, measuring from the relay's own blackout window. The relay flight also checks the
+//! spawn over real QUIC (no snap of the own aircraft in its first 2 s at 150 and 300 ms RTT).
 
 use fighters_legacy::autopilot::{Aerobatics, Level};
 use fighters_legacy::bridge::{PoseSource, RenderEntity};
@@ -197,6 +198,10 @@ struct Flight {
     longest_outage: Duration,
     outage_jump_m: f64,
     snaps: u64,
+    /// From the relay's start to the first frame the own aircraft was drawn.
+    first_drawn_at: Option<Duration>,
+    /// Largest per-frame pop of the own aircraft in its first 2 s on screen, m.
+    spawn_pop_m: f64,
 }
 
 fn fly_through_relay(
@@ -232,13 +237,18 @@ fn fly_through_relay(
         longest_outage: Duration::ZERO,
         outage_jump_m: 0.0,
         snaps: 0,
+        first_drawn_at: None,
+        spawn_pop_m: 0.0,
     };
     let mut last_own: Option<(Duration, RenderEntity)> = None;
     let mut tick_at_watch = None;
     let mut applied_at_back = None;
     let frame = Duration::from_millis(8);
     while relay_started.elapsed().as_secs_f64() < seconds {
-        client.frame(started.elapsed(), pilot.as_mut());
+        // Motion is measured against the `now` the frame was built for, not the time read after
+        // it (a busy machine would put the frame's own run time into dt).
+        let now = started.elapsed();
+        client.frame(now, pilot.as_mut());
         let t = relay_started.elapsed();
         let s = client.session();
         if s.state() == SessionState::Ended {
@@ -276,14 +286,22 @@ fn fly_through_relay(
             f.snapshots_in_second_after = s.stats().snapshots_applied - n;
         }
         if let Some(own) = client.render_frame().own().cloned() {
+            let first = *f.first_drawn_at.get_or_insert(t);
+            if let Some((tl, prev)) = &last_own
+                && t <= first + Duration::from_secs(2)
+            {
+                f.spawn_pop_m = f
+                    .spawn_pop_m
+                    .max(pop(prev, &own, (now - *tl).as_secs_f64()));
+            }
             if let Some((tl, prev)) = &last_own
                 && t >= watch_from
             {
-                f.own_pop_after_m = f
-                    .own_pop_after_m
-                    .max(pop(prev, &own, (t - *tl).as_secs_f64()));
+                f.own_pop_after_m =
+                    f.own_pop_after_m
+                        .max(pop(prev, &own, (now - *tl).as_secs_f64()));
             }
-            last_own = Some((t, own));
+            last_own = Some((now, own));
         }
         std::thread::sleep(frame);
     }
@@ -292,6 +310,18 @@ fn fly_through_relay(
     f.longest_outage = st.longest_outage;
     f.outage_jump_m = client.prediction().stats.outage_jump_max_m;
     f.snaps = client.prediction().stats.snaps;
+    let ps = &client.prediction().stats;
+    println!(
+        "prediction: compared {} corrections {} settle compares {} settle snaps {} timeline \
+         shifts {} ({} ticks), visual pops {}",
+        ps.compared,
+        ps.corrections,
+        ps.settle_compares,
+        ps.settle_snaps,
+        ps.timeline_shifts,
+        ps.timeline_shift_ticks,
+        client.metrics.visual_pops
+    );
     println!("relay truth: {:?}", relay.stats().to_client);
     f
 }
@@ -383,4 +413,32 @@ fn a_vanished_server_shows_the_banner_then_ends_at_the_idle_timeout() {
         at >= Duration::from_millis(6500) && at <= Duration::from_secs(12),
         "ended at {at:?}"
     );
+}
+
+#[test]
+fn no_snap_after_spawn_through_the_relay() {
+    for one_way_ms in [75.0, 150.0] {
+        let dir = ImpairDirection {
+            delay_ms: one_way_ms,
+            ..ImpairDirection::default()
+        };
+        let impair = ImpairConfig {
+            to_server: dir.clone(),
+            to_client: dir,
+            blackouts: Vec::new(),
+        };
+        let f = fly_through_relay(&impair, SessionConfig::default(), 5.0, Duration::MAX);
+        println!(
+            "spawn through the relay at {} ms RTT: first drawn at {:?}, largest pop in its \
+             first 2 s {:.4} m, snaps {}",
+            2.0 * one_way_ms,
+            f.first_drawn_at,
+            f.spawn_pop_m,
+            f.snaps
+        );
+        assert!(f.ended.is_none(), "{:?}", f.ended);
+        let drawn = f.first_drawn_at.expect("the own aircraft was drawn");
+        assert!(drawn < Duration::from_secs(3), "{drawn:?}");
+        assert!(f.spawn_pop_m <= 0.05, "spawn pop {} m", f.spawn_pop_m);
+    }
 }
