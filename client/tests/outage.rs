@@ -326,18 +326,36 @@ fn fly_through_relay(
     f
 }
 
-// Fails today on the transport, not on the client: fl-net's quinn keeps up to 256 KiB of
-// datagrams queued while the path is out (seconds of snapshots) and, after the blackout, sends
-// that stale queue first at a collapsed congestion window; measured: first (stale, tick of
-// t ≈ 6 s) snapshots 0.3 s after the path returned, then nothing for ~3 s, fresh ones only
-// ~3.8 s after it. Reproduced with bare `QuicServer`/`QuicClient` through the relay once the
-// server also sends on the reliable stream. Run it with `--ignored` once the datagram send
-// buffer / congestion controller work (issue 9, quinn configuration) lands. `OUTAGE_TRACE=1`
-// prints every frame around the blackout.
+// These need quinn's BBR congestion controller in fl-net (the transport part of issue 9, not
+// committed yet when this was written): with quinn's default (Cubic) the window collapses in the
+// blackout, datagrams queue up in quinn (seconds of snapshots), and after it the stale queue is
+// drained first at the minimum window between backed-off probes. Measured through the relay
+// with Cubic: `blackout-3s` gave stale snapshots (built at t ≈ 6 s) 0.3 s after the path
+// returned, then nothing for ~3 s, fresh ones ~3.8 s after it; `blackout-8s` gave nothing at
+// all within 4 s of the path returning. With BBR: snapshots back 16–37 ms after the path
+// (46–47 in the next second) for 1, 3 and 8 s, one interruption each, the largest own-aircraft
+// correction 0.2 m (3 s) / 1.7 m (8 s), blended. Un-ignore them when BBR lands.
+// `OUTAGE_TRACE=1` prints every frame around the blackout.
 #[test]
-#[ignore = "the transport drains a stale datagram queue after a blackout (see the comment)"]
+#[ignore = "needs fl-net's BBR congestion controller (see the comment)"]
+fn a_1s_blackout_through_the_relay_resumes_within_a_second() {
+    blackout_through_the_relay("blackout-1s");
+}
+
+#[test]
+#[ignore = "needs fl-net's BBR congestion controller (see the comment)"]
 fn a_3s_blackout_through_the_relay_resumes_within_a_second() {
-    let impair = ImpairConfig::profile("blackout-3s").expect("profile");
+    blackout_through_the_relay("blackout-3s");
+}
+
+#[test]
+#[ignore = "needs fl-net's BBR congestion controller (see the comment); 17 s"]
+fn an_8s_blackout_through_the_relay_resumes_within_a_second() {
+    blackout_through_the_relay("blackout-8s");
+}
+
+fn blackout_through_the_relay(profile: &str) {
+    let impair = ImpairConfig::profile(profile).expect("profile");
     let b = impair.blackouts[0];
     let (out, back) = (b.start(), b.start() + b.duration());
     let f = fly_through_relay(
@@ -363,18 +381,30 @@ fn a_3s_blackout_through_the_relay_resumes_within_a_second() {
         f.ended
     );
     assert!(f.ended.is_none(), "the session survives: {:?}", f.ended);
-    let banner = f.banner_at.expect("the banner showed");
-    assert!(
-        banner >= out && banner <= out + Duration::from_secs(2),
-        "{banner:?}"
-    );
+    // A blackout of about the banner's threshold may end before it shows; a longer one must
+    // show it within 2 s.
+    if b.duration() >= Duration::from_secs(2) {
+        let banner = f.banner_at.expect("the banner showed");
+        assert!(
+            banner >= out && banner <= out + Duration::from_secs(2),
+            "{banner:?}"
+        );
+        assert_eq!(f.interruptions, 1);
+    } else {
+        assert!(f.interruptions <= 1, "{}", f.interruptions);
+    }
     let resumed = f.snapshot_back_at.expect("snapshots came back");
     assert!(
         resumed <= back + Duration::from_secs(1),
         "snapshots back {:?} after the path",
         resumed.saturating_sub(back)
     );
-    assert_eq!(f.interruptions, 1);
+    // At full rate again (60 Hz; the server's congestion response may hold some back).
+    assert!(
+        f.snapshots_in_second_after >= 30,
+        "{} snapshots in the second after",
+        f.snapshots_in_second_after
+    );
     assert_eq!(f.snaps, 0, "no teleport");
     // A correction glides at most at 60 m/s: under a metre a frame even at a stalled 60 fps.
     assert!(f.own_pop_after_m < 1.5, "own pop {} m", f.own_pop_after_m);
