@@ -532,6 +532,18 @@ impl ClientSession {
         self.last_heard.map(|t| now.saturating_sub(t))
     }
 
+    /// The banner to show while interrupted (`None` when the link is fine): how long nothing
+    /// was heard and when the session gives up.
+    pub fn interruption_notice(&self, now: Duration) -> Option<String> {
+        let since = self.interrupted_since?;
+        let silent = now.saturating_sub(since).as_secs();
+        let limit = self.cfg.idle_timeout.as_secs();
+        Some(format!(
+            "Connection interrupted: nothing heard from the server for {silent} s. Still \
+             flying; the session ends if nothing comes for {limit} s."
+        ))
+    }
+
     pub fn link_stats(&self) -> LinkStats {
         self.transport.link_stats()
     }

@@ -70,6 +70,15 @@ fn a_3s_blackout_over_linksim_interrupts_resumes_and_converges() {
         );
         if banner_at.is_none() && c.session().interrupted_since().is_some() {
             banner_at = Some(now);
+            let text = c.session().interruption_notice(now).expect("a banner");
+            assert!(
+                text.starts_with("Connection interrupted: nothing heard from the server for 1 s")
+                    && text.contains("15 s"),
+                "{text}"
+            );
+        }
+        if c.session().interrupted_since().is_none() {
+            assert_eq!(c.session().interruption_notice(now), None);
         }
         if resumed_snapshot_at.is_none()
             && now > back_at
