@@ -754,4 +754,39 @@ mod tests {
             p.0.x
         );
     }
+
+    #[test]
+    fn an_outage_is_never_interpolated_across() {
+        let mut table = EntityTable::new();
+        let mut b = RenderBridge::new(InterpolationConfig::default());
+        let x = |t: u64| 1000.0 + t as f64 * 250.0 * TICK_S;
+        for t in 0..120u64 {
+            let u = update_with(&mut table, t, tick_time(t), x(t), 1);
+            b.on_snapshot(&u, &table);
+            b.build_frame(tick_time(t), None, None);
+        }
+        // Three seconds of nothing, then the stream resumes where the target is now.
+        for t in 120..300u64 {
+            b.build_frame(tick_time(t), None, None);
+        }
+        let mut interpolated_in_gap = 0;
+        for t in 300..360u64 {
+            let u = update_with(&mut table, t, tick_time(t), x(t), 1);
+            b.on_snapshot(&u, &table);
+            for f in 0..3 {
+                let now = tick_time(t) + Duration::from_secs_f64(f as f64 * TICK_S / 3.0);
+                let frame = b.build_frame(now, None, None);
+                let rt = frame.render_tick.expect("clock");
+                let e = frame.entity(9).expect("drawn");
+                if rt < 300.0 && e.source == PoseSource::Interpolated {
+                    interpolated_in_gap += 1;
+                }
+                if rt >= 300.0 {
+                    // On the new samples: where the target is.
+                    assert!((e.position.x - x(0) - (rt * 250.0 * TICK_S)).abs() < 0.5);
+                }
+            }
+        }
+        assert_eq!(interpolated_in_gap, 0, "no slide through the void");
+    }
 }
