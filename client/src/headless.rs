@@ -255,8 +255,18 @@ pub struct NetworkSummary {
     pub rtt_ms: f64,
     /// `MsgPeerDelay` (server tick − acked snapshot tick), ms.
     pub peer_delay_ms: Option<f64>,
-    /// Recent fraction of the client's datagrams lost (transport view).
+    /// Fraction of the server's datagrams (snapshots) that never arrived, over the session:
+    /// gaps in the transport's datagram sequence — the loss on the way down as the network
+    /// really dropped it.
     pub loss: f64,
+    /// The same over the last `fl_net::LOSS_IN_WINDOW` datagrams.
+    pub loss_recent: f64,
+    /// Recent fraction of the client's own packets lost on the way up (the sender's view:
+    /// what QUIC declared lost over the last ~2 s; LinkSim: the client's dropped datagrams).
+    pub loss_up: f64,
+    /// The server's datagrams received, and found missing, over the session.
+    pub datagrams_in: u64,
+    pub datagrams_missing: u64,
     /// Fraction of server ticks with no snapshot received (from the measured snapshot
     /// interval: loss on the way down plus any decimation by the server).
     pub snapshot_gap_ratio: f64,
@@ -392,7 +402,12 @@ pub fn summarize(
             peer_delay_ms: s
                 .peer_delay_ticks()
                 .map(|d| f64::from(d) * 1000.0 / crate::TICK_HZ as f64),
-            loss: link.loss,
+            loss: link.datagrams_missing as f64
+                / (link.datagrams_in + link.datagrams_missing).max(1) as f64,
+            loss_recent: link.loss_in,
+            loss_up: link.loss,
+            datagrams_in: link.datagrams_in,
+            datagrams_missing: link.datagrams_missing,
             snapshot_gap_ratio: gap_ratio,
             bytes_in: link.bytes_received,
             bytes_out: link.bytes_sent,

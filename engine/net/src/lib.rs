@@ -69,8 +69,18 @@ impl Channel {
 pub struct LinkStats {
     /// Smoothed round-trip time.
     pub rtt: Duration,
-    /// Recent fraction of datagrams lost (0..=1).
+    /// Recent fraction of what this side sent that was lost on the way out (0..=1; QUIC: the
+    /// packets quinn declared lost over the last ~2 s).
     pub loss: f64,
+    /// Recent fraction of the peer's datagrams that never arrived (0..=1): the loss on the way
+    /// in (QUIC: gaps in the datagram sequence over the last [`LOSS_IN_WINDOW`] sequence
+    /// numbers; LinkSim: the peer's dropped datagrams).
+    pub loss_in: f64,
+    /// Datagrams received from the peer, and the peer's datagrams found missing (sequence
+    /// gaps), since the link started: `missing / (in + missing)` is the loss on the way in
+    /// over the whole session.
+    pub datagrams_in: u64,
+    pub datagrams_missing: u64,
     /// Payload bytes handed to the network / received from it.
     pub bytes_sent: u64,
     pub bytes_received: u64,
@@ -82,7 +92,14 @@ pub struct LinkStats {
     pub max_datagram_size: usize,
     /// Reliable bytes queued but not yet acknowledged.
     pub reliable_backlog_bytes: usize,
+    /// Datagram bytes accepted by `send` but not yet on the wire (QUIC: held in quinn's
+    /// datagram send buffer by its congestion window or pacing; LinkSim: always 0).
+    pub datagram_backlog_bytes: usize,
 }
+
+/// How many of the most recent datagram sequence numbers [`LinkStats::loss_in`] covers (a
+/// datagram that arrives later than this many newer ones counts as lost).
+pub const LOSS_IN_WINDOW: u64 = 256;
 
 /// Why a connection ended.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -72,7 +72,8 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # jitter_buffer_jitter_multiplier = 2.0
 # congestion_enabled = true
 # congestion_min_send_hz = 10.0
-# congestion_loss_threshold = 0.02
+# congestion_loss_threshold = 0.08     # loss above the path's own baseline that is congestion
+# congestion_queue_delay_ms = 30       # queueing delay (beyond the path's jitter) that is congestion
 # congestion_budget_floor_bytes = 400
 # sim_worker_threads = 0        # 0 = one per core
 # max_catchup_ticks = 5
@@ -158,6 +159,7 @@ pub struct WorldSection {
     pub congestion_enabled: bool,
     pub congestion_min_send_hz: f64,
     pub congestion_loss_threshold: f64,
+    pub congestion_queue_delay_ms: f64,
     pub congestion_budget_floor_bytes: usize,
     pub sim_worker_threads: usize,
     pub max_catchup_ticks: u32,
@@ -183,6 +185,7 @@ impl Default for WorldSection {
             congestion_enabled: c.enabled,
             congestion_min_send_hz: c.min_send_hz,
             congestion_loss_threshold: c.loss_threshold,
+            congestion_queue_delay_ms: c.queue_delay_target.as_secs_f64() * 1000.0,
             congestion_budget_floor_bytes: c.budget_floor_bytes,
             sim_worker_threads: 0,
             max_catchup_ticks: 5,
@@ -523,6 +526,12 @@ impl FileConfig {
             0.0,
             1.0,
         )?;
+        c.float(
+            "world.congestion_queue_delay_ms",
+            w.congestion_queue_delay_ms,
+            5.0,
+            1000.0,
+        )?;
         c.int(
             "world.congestion_budget_floor_bytes",
             w.congestion_budget_floor_bytes,
@@ -652,6 +661,7 @@ impl FileConfig {
         cfg.snapshot.congestion = CongestionConfig {
             enabled: w.congestion_enabled,
             loss_threshold: w.congestion_loss_threshold,
+            queue_delay_target: Duration::from_secs_f64(w.congestion_queue_delay_ms / 1000.0),
             min_send_hz: w.congestion_min_send_hz,
             budget_floor_bytes: w.congestion_budget_floor_bytes,
             ..CongestionConfig::default()
@@ -879,6 +889,14 @@ mod tests {
             "1.0",
             Some("-0.5"),
             Some("1.5"),
+        ),
+        (
+            "world",
+            "congestion_queue_delay_ms",
+            "5.0",
+            "1000.0",
+            Some("4.5"),
+            Some("1000.5"),
         ),
         (
             "world",

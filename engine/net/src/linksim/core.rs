@@ -621,12 +621,16 @@ impl Net {
         Some(LinkStats {
             rtt,
             loss: end.loss.fraction(),
+            loss_in: peer.loss.fraction(),
+            datagrams_in: peer.loss.total - peer.loss.total_lost,
+            datagrams_missing: peer.loss.total_lost,
             bytes_sent: end.bytes_sent,
             bytes_received: end.bytes_received,
             messages_sent: end.messages_sent,
             messages_received: end.messages_received,
             max_datagram_size: out.max_datagram,
             reliable_backlog_bytes: end.outstanding_backlog + peer.unpolled_reliable,
+            datagram_backlog_bytes: 0,
         })
     }
 

@@ -83,6 +83,9 @@ pub(crate) struct Outgoing {
 pub(crate) struct LossWindow {
     pub(crate) outcomes: VecDeque<bool>,
     pub(crate) lost: usize,
+    /// Since the start: datagrams drawn, and those lost.
+    pub(crate) total: u64,
+    pub(crate) total_lost: u64,
 }
 
 impl LossWindow {
@@ -91,8 +94,10 @@ impl LossWindow {
             self.lost -= 1;
         }
         self.outcomes.push_back(lost);
+        self.total += 1;
         if lost {
             self.lost += 1;
+            self.total_lost += 1;
         }
     }
     pub(crate) fn fraction(&self) -> f64 {

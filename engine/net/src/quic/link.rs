@@ -3,7 +3,8 @@
 //! reader, datagram reader with reassembly).
 //!
 //! Owns: per-connection queues and their bounds, the inbound byte budget (a semaphore whose
-//! permits come back when the application polls a message), close reasons, loss sampling.
+//! permits come back when the application polls a message), close reasons, loss sampling (the
+//! sender's view from quinn, and the receiver's from the datagram sequence, see `seq`).
 //! Must not: block the caller of `send`/`disconnect`/`stats`, allocate a frame before its
 //! length is checked, or let one connection's backlog hold up another's tasks.
 
@@ -16,6 +17,7 @@ use bytes::Bytes;
 use quinn::{Connection, ConnectionError, ReadExactError, RecvStream, SendStream, VarInt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
+use super::seq::{SEQ_HEADER, SeqTracker};
 use super::wire::{self, Datagram, Reassembler, ReassemblyLimits};
 use crate::{Channel, DisconnectReason, LinkStats, MAX_RELIABLE_MESSAGE, SendError};
 
@@ -43,6 +45,8 @@ pub(crate) struct Limits {
     pub max_inbound_bytes: usize,
     pub close_flush_timeout: Duration,
     pub reassembly: ReassemblyLimits,
+    /// quinn's datagram send buffer (what `datagram_backlog_bytes` is measured against).
+    pub datagram_send_buffer: usize,
 }
 
 /// Where a link hands received messages (the server tags them with the peer id).
@@ -99,6 +103,8 @@ pub(crate) struct Link {
     local_reason: Mutex<Option<String>>,
     inbound: Arc<Semaphore>,
     next_msg_id: AtomicU32,
+    next_datagram_seq: AtomicU32,
+    rx_seq: Mutex<SeqTracker>,
     bytes_sent: AtomicU64,
     bytes_received: AtomicU64,
     messages_sent: AtomicU64,
@@ -181,17 +187,21 @@ impl Link {
             return Err(SendError::NotConnected);
         };
         let id = self.next_msg_id.fetch_add(1, Ordering::Relaxed) as u16;
-        let datagrams =
-            wire::split(channel, id, payload, dgram_max).map_err(|e| SendError::TooLarge {
+        let datagrams = wire::split(channel, id, payload, dgram_max.saturating_sub(SEQ_HEADER))
+            .map_err(|e| SendError::TooLarge {
                 size: payload.len(),
                 max: e.max.min(max),
             })?;
-        let total: usize = datagrams.iter().map(Bytes::len).sum();
+        let total: usize = datagrams.iter().map(|d| d.len() + SEQ_HEADER).sum();
         if self.conn.datagram_send_buffer_space() < total {
             return Err(SendError::QueueFull);
         }
         for d in datagrams {
-            match self.conn.send_datagram(d) {
+            let seq = self.next_datagram_seq.fetch_add(1, Ordering::Relaxed) as u16;
+            let mut b = bytes::BytesMut::with_capacity(SEQ_HEADER + d.len());
+            b.extend_from_slice(&seq.to_le_bytes());
+            b.extend_from_slice(&d);
+            match self.conn.send_datagram(b.freeze()) {
                 Ok(()) => {}
                 Err(quinn::SendDatagramError::TooLarge) => {
                     // The path shrank between the size check and the send (rare): the message
@@ -250,9 +260,16 @@ impl Link {
             s.path.sent_packets,
             s.path.lost_packets,
         );
+        let (loss_in, datagrams_in, datagrams_missing) = {
+            let rx = self.rx_seq.lock().unwrap_or_else(|p| p.into_inner());
+            (rx.loss(), rx.datagrams_in(), rx.missing())
+        };
         LinkStats {
             rtt: self.conn.rtt(),
             loss,
+            loss_in,
+            datagrams_in,
+            datagrams_missing,
             bytes_sent: self.bytes_sent.load(Ordering::Relaxed),
             bytes_received: self.bytes_received.load(Ordering::Relaxed),
             messages_sent: self.messages_sent.load(Ordering::Relaxed),
@@ -260,8 +277,12 @@ impl Link {
             max_datagram_size: self
                 .conn
                 .max_datagram_size()
-                .map_or(0, |m| m.saturating_sub(wire::WHOLE_HEADER)),
+                .map_or(0, |m| m.saturating_sub(SEQ_HEADER + wire::WHOLE_HEADER)),
             reliable_backlog_bytes: self.reliable_queued.load(Ordering::Relaxed),
+            datagram_backlog_bytes: self
+                .limits
+                .datagram_send_buffer
+                .saturating_sub(self.conn.datagram_send_buffer_space()),
         }
     }
 
@@ -339,6 +360,8 @@ pub(crate) fn start(
         local_reason: Mutex::new(None),
         inbound: Arc::new(Semaphore::new(limits.max_inbound_bytes)),
         next_msg_id: AtomicU32::new(0),
+        next_datagram_seq: AtomicU32::new(0),
+        rx_seq: Mutex::new(SeqTracker::default()),
         bytes_sent: AtomicU64::new(0),
         bytes_received: AtomicU64::new(0),
         messages_sent: AtomicU64::new(0),
@@ -467,7 +490,16 @@ async fn read_datagrams(link: Arc<Link>, sink: Arc<dyn Sink>) {
         let Ok(d) = link.conn.read_datagram().await else {
             break;
         };
-        let (channel, payload) = match wire::parse(d) {
+        if d.len() < SEQ_HEADER {
+            malformed += 1;
+            continue;
+        }
+        let seq = u16::from_le_bytes([d[0], d[1]]);
+        link.rx_seq
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .record(seq);
+        let (channel, payload) = match wire::parse(d.slice(SEQ_HEADER..)) {
             None => {
                 malformed += 1;
                 if malformed.is_power_of_two() {

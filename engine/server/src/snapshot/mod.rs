@@ -95,6 +95,9 @@ impl TickEncoding {
     }
 }
 
+/// Weight of one tick in the average of the bytes a peer's snapshots used (about 0.25 s).
+const USAGE_ALPHA: f64 = 1.0 / 15.0;
+
 /// What the pipeline needs to know about one peer this tick.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PeerContext {
@@ -132,6 +135,11 @@ pub struct PeerSnapshots {
     pub congestion: CongestionController,
     pub stats: PeerSnapshotStats,
     next_send_tick: u64,
+    /// What the congestion throttle earned and the snapshots did not spend yet: bytes (with a
+    /// budget) or fractions of a snapshot (without).
+    send_credit: f64,
+    /// Bytes sent per tick over the budget, averaged (what the throttle is compared with).
+    usage: f64,
     writer: SnapshotWriter,
     candidates: Vec<Candidate>,
     nearby: Vec<u32>,
@@ -145,6 +153,8 @@ impl PeerSnapshots {
             congestion: CongestionController::new(cfg.congestion),
             stats: PeerSnapshotStats::default(),
             next_send_tick: 0,
+            send_credit: 1.0,
+            usage: 0.0,
             writer: SnapshotWriter::new(),
             candidates: Vec::new(),
             nearby: Vec::new(),
@@ -162,19 +172,49 @@ impl PeerSnapshots {
         governor: &TickGovernor,
     ) -> Option<&[u8]> {
         let tick = enc.tick;
-        self.congestion.step(
-            tick,
-            ctx.link.rtt,
-            ctx.link.loss,
-            ctx.link.reliable_backlog_bytes,
-        );
+        // The byte allowance per tick at full rate: the budget, never above the datagram size.
+        let limit = (cfg.budget_bytes > 0).then(|| {
+            if ctx.link.max_datagram_size > 0 {
+                cfg.budget_bytes.min(ctx.link.max_datagram_size)
+            } else {
+                cfg.budget_bytes
+            }
+        });
+        if limit.is_some() {
+            self.congestion.set_usage(self.usage);
+            // What this tick sends is added below; decay it here (a quarter-second average).
+            self.usage -= self.usage * USAGE_ALPHA;
+        }
+        self.congestion.step(tick, &ctx.link);
         let own_interval = self.congestion.interval_ticks();
         let gov_interval = governor.interval_ticks();
-        if tick < self.next_send_tick {
+        let throttle = self.congestion.throttle();
+        let ready = match limit {
+            // A byte rate: throttle × the budget per tick, saved up to two budgets, so small
+            // snapshots still go every tick under a low throttle and large ones wait.
+            Some(limit) => {
+                let l = limit as f64;
+                if self.stats.snapshots == 0 && self.stats.skipped_for_rate == 0 {
+                    // The first snapshot of a link goes at once, whole.
+                    self.send_credit = l;
+                }
+                self.send_credit = (self.send_credit + throttle * l).min(2.0 * l);
+                self.send_credit >= (cfg.congestion.budget_floor_bytes as f64).min(l)
+            }
+            // No budget: the throttle is a fraction of the ticks (0.75: three in four).
+            None => {
+                self.send_credit = (self.send_credit + throttle).min(1.0);
+                self.send_credit >= 1.0 - 1e-9
+            }
+        };
+        if tick < self.next_send_tick || !ready {
             self.stats.skipped_for_rate += 1;
             return None;
         }
-        self.next_send_tick = tick + own_interval.max(gov_interval);
+        if limit.is_none() {
+            self.send_credit -= 1.0;
+        }
+        self.next_send_tick = tick + gov_interval;
         if tick.is_multiple_of(30) {
             self.baselines.prune(tick);
         }
@@ -213,18 +253,14 @@ impl PeerSnapshots {
             });
         }
 
-        // The congestion throttle scales the budget, but its floor is for *records*: the
-        // extension block (the own exact state alone is ~270 bytes) must not crowd every other
-        // aircraft out of a throttled snapshot. Never above the link's datagram size.
+        // The snapshot may use the byte credit the throttle earned, but the budget's floor is
+        // for *records*: the extension block (the own exact state alone is ~270 bytes) must not
+        // crowd every other aircraft out of a throttled snapshot. Never above the link's
+        // datagram size.
         let ext_len = ext.as_bytes().len();
-        let budget = (cfg.budget_bytes > 0).then(|| {
-            let limit = if ctx.link.max_datagram_size > 0 {
-                cfg.budget_bytes.min(ctx.link.max_datagram_size)
-            } else {
-                cfg.budget_bytes
-            };
+        let budget = limit.map(|limit| {
             let floor = HEADER_BYTES + ext_len + cfg.congestion.budget_floor_bytes;
-            self.congestion.scale_budget(limit).max(floor).min(limit)
+            (self.send_credit.max(0.0) as usize).max(floor).min(limit)
         });
 
         // Candidates: the interest set, plus the own entity wherever it is.
@@ -323,6 +359,10 @@ impl PeerSnapshots {
             .ok()?;
         self.stats.snapshots += 1;
         self.stats.bytes += size.packet as u64;
+        if let Some(limit) = limit {
+            self.send_credit -= size.packet as f64;
+            self.usage += size.packet as f64 / limit as f64 * USAGE_ALPHA;
+        }
         self.stats.records += records;
         self.stats.full_records += fulls;
         self.stats.compressed += u64::from(size.compressed);
@@ -447,14 +487,23 @@ mod tests {
             .expect("sent")
             .to_vec();
         assert_eq!(count_full(&first), 5);
-        enc.tick = 2;
+        // A new link starts at a quarter of the rate (no budget: every fourth tick).
+        for t in 2..5 {
+            enc.tick = t;
+            assert!(peer.build(&enc, &ctx(1), &cfg, &gov).is_none());
+        }
+        enc.tick = 5;
         let second = peer
             .build(&enc, &ctx(1), &cfg, &gov)
             .expect("sent")
             .to_vec();
         assert_eq!(count_full(&second), 5, "not acked yet: still full");
-        peer.baselines.on_ack(AckStamp { high: 2, mask: 0 });
-        enc.tick = 3;
+        peer.baselines.on_ack(AckStamp { high: 5, mask: 0 });
+        for t in 6..9 {
+            enc.tick = t;
+            assert!(peer.build(&enc, &ctx(1), &cfg, &gov).is_none());
+        }
+        enc.tick = 9;
         let third = peer
             .build(&enc, &ctx(1), &cfg, &gov)
             .expect("sent")
@@ -509,7 +558,7 @@ mod tests {
     }
 
     #[test]
-    fn a_congested_peer_gets_fewer_snapshots() {
+    fn a_congested_peer_gets_fewer_bytes() {
         let cfg = SnapshotConfig::default();
         let gov = TickGovernor::new(Default::default());
         let mut peer = PeerSnapshots::new(&cfg);
@@ -521,7 +570,13 @@ mod tests {
             enc.tick = t;
             sent += usize::from(peer.build(&enc, &c, &cfg, &gov).is_some());
         }
-        assert!(sent < 200, "{sent} snapshots in 10 s on a lossy link");
+        // Throttled to the floor, a byte rate: min_send_hz / 60 of the budget per tick.
+        let allowed = 600 * 1200 / 6 + 3 * 1200;
+        assert!(
+            peer.stats.bytes <= allowed as u64,
+            "{} bytes in 10 s on a lossy link (allowed {allowed})",
+            peer.stats.bytes
+        );
         assert!(sent >= 60, "never below min_send_hz: {sent}");
     }
 }

@@ -1,0 +1,138 @@
+//! What a QUIC link reports about itself matches the impairment relay's ground truth: the loss
+//! on the way in (datagram sequence gaps) is the fraction the relay dropped in that direction,
+//! and the RTT is the relay's two one-way delays. Loopback only, every wait bounded; the
+//! assertions compare counts with generous statistical tolerances and never time anything.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use fl_net::impair::{DirectionConfig, ImpairConfig, Relay};
+use fl_net::quic::{QuicClient, QuicServer, ServerConfig, TrustPolicy};
+use fl_net::{Channel, ClientEvent, ClientTransport, LinkStats, ServerEvent, ServerTransport};
+
+/// Generous: the machine may be a loaded 2-core box.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn any_port() -> SocketAddr {
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0)
+}
+
+fn whole_loss(s: &LinkStats) -> f64 {
+    s.datagrams_missing as f64 / (s.datagrams_in + s.datagrams_missing).max(1) as f64
+}
+
+#[test]
+fn reported_loss_and_rtt_match_the_relays_ground_truth() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server =
+        QuicServer::bind(any_port(), dir.path(), ServerConfig::default()).expect("bind loopback");
+    // 6 % down, 3 % up, 40 ms ± 5 ms each way (correlated, no reordering).
+    let down = DirectionConfig {
+        delay_ms: 40.0,
+        jitter_ms: 5.0,
+        loss: 0.06,
+        ..DirectionConfig::default()
+    };
+    let up = DirectionConfig {
+        loss: 0.03,
+        ..down.clone()
+    };
+    let cfg = ImpairConfig {
+        to_server: up,
+        to_client: down,
+        ..ImpairConfig::default()
+    };
+    let relay = Relay::start(any_port(), server.local_addr(), &cfg, 99).expect("relay starts");
+    let mut client = QuicClient::connect(
+        relay.local_addr(),
+        "127.0.0.1",
+        TrustPolicy::KnownHosts(dir.path().join("known_hosts")),
+    )
+    .expect("client starts");
+
+    let mut s_events = Vec::new();
+    let mut c_events = Vec::new();
+    let end = Instant::now() + PATIENCE;
+    let peer = loop {
+        server.poll(&mut s_events);
+        client.poll(&mut c_events);
+        let peer = s_events.iter().find_map(|e| match e {
+            ServerEvent::Connected { peer, .. } => Some(*peer),
+            _ => None,
+        });
+        if let Some(p) = peer
+            && c_events.contains(&ClientEvent::Connected)
+        {
+            break p;
+        }
+        assert!(Instant::now() < end, "no handshake");
+        sleep(Duration::from_millis(1));
+    };
+
+    // A game's traffic: a datagram each way about every 16 ms (snapshots down, inputs up).
+    const DATAGRAMS: u32 = 600;
+    let payload = vec![0x5a; 300];
+    let end = Instant::now() + PATIENCE;
+    for _ in 0..DATAGRAMS {
+        let _ = server.send(peer, Channel::Unreliable, &payload);
+        let _ = client.send(Channel::Unreliable, &payload[..60]);
+        s_events.clear();
+        c_events.clear();
+        server.poll(&mut s_events);
+        client.poll(&mut c_events);
+        assert!(
+            !c_events
+                .iter()
+                .any(|e| matches!(e, ClientEvent::Disconnected { .. })),
+            "client disconnected"
+        );
+        assert!(Instant::now() < end, "took too long");
+        sleep(Duration::from_millis(16));
+    }
+    // Let the last ones land (bounded), then read both sides.
+    sleep(Duration::from_millis(300));
+    server.poll(&mut s_events);
+    client.poll(&mut c_events);
+    let c = client.link_stats();
+    let s = server.link_stats(peer).expect("peer stats");
+    let truth = relay.stats();
+
+    let relay_down = truth.to_client.dropped_loss as f64 / truth.to_client.packets_in as f64;
+    let relay_up = truth.to_server.dropped_loss as f64 / truth.to_server.packets_in as f64;
+    let rtt_truth_ms = truth.to_client.delay.mean_ms + truth.to_server.delay.mean_ms;
+    let rtt_ms = c.rtt.as_secs_f64() * 1000.0;
+    eprintln!(
+        "down: client saw {:.4} ({} in, {} missing), relay dropped {relay_down:.4}; \
+         up: server saw {:.4}, relay dropped {relay_up:.4}, client's quinn estimate {:.4}; \
+         rtt {rtt_ms:.1} ms, relay delays {rtt_truth_ms:.1} ms",
+        whole_loss(&c),
+        c.datagrams_in,
+        c.datagrams_missing,
+        whole_loss(&s),
+        c.loss,
+    );
+    // Nearly every datagram accounted for: received or missing.
+    assert!(
+        c.datagrams_in + c.datagrams_missing >= u64::from(DATAGRAMS) * 9 / 10,
+        "{c:?}"
+    );
+    // Sampling noise of ~600 datagrams at 3–6 % is ~1 point; allow 3.
+    assert!(
+        (whole_loss(&c) - relay_down).abs() < 0.03,
+        "down: reported {} vs relay {relay_down}",
+        whole_loss(&c)
+    );
+    assert!(
+        (whole_loss(&s) - relay_up).abs() < 0.03,
+        "up: reported {} vs relay {relay_up}",
+        whole_loss(&s)
+    );
+    // The recent figure covers the last LOSS_IN_WINDOW datagrams: same ballpark.
+    assert!((c.loss_in - relay_down).abs() < 0.05, "{c:?}");
+    // RTT: the two one-way delays, plus what acknowledgement and a busy machine add.
+    assert!(
+        rtt_ms >= rtt_truth_ms - 10.0 && rtt_ms <= rtt_truth_ms + 30.0,
+        "rtt {rtt_ms} ms vs relay {rtt_truth_ms} ms"
+    );
+}
