@@ -285,7 +285,12 @@ impl Client {
         self.events = events;
 
         if self.session.state() == SessionState::InWorld {
+            // Keep the server's input buffer at its target by running the input clock a few
+            // percent faster or slower (never by dropping or repeating inputs).
+            let target = self.session.input_timing().map(|t| t.target_lead_ticks);
+            self.clock.steer(target, now);
             let due = self.clock.advance(now);
+            let lead = self.clock.lead_ticks(now);
             let flying = self.session.own_entity().is_some()
                 && self
                     .session
@@ -309,7 +314,11 @@ impl Client {
                 };
                 let input = pilot.command(&view);
                 let mut msg = input.to_message(seq);
-                if self.session.send_input(&mut msg).is_ok() {
+                if self
+                    .session
+                    .send_input_with_lead(&mut msg, Some(lead))
+                    .is_ok()
+                {
                     self.metrics.inputs_sent += 1;
                 }
                 self.ticks += 1;

@@ -1,8 +1,16 @@
-//! Input at a fixed 60 Hz, independent of the frame rate.
+//! Input at a fixed 60 Hz, independent of the frame rate, steered a few percent to keep the
+//! server's input buffer at its target.
 //!
 //! [`InputClock`] counts whole ticks since it started from the caller's monotonic `now`
-//! (integer nanoseconds × 60, so there is no drift and no float accumulation); each due tick
-//! gets the next sequence number. [`PilotInput`] is what the player commands, in physical
+//! (integer nano-ticks: nanoseconds × 60 × rate, so there is no drift and no float
+//! accumulation); each due tick gets the next sequence number. Unsteered it runs at exactly
+//! 60 Hz. [`InputClock::steer`] sets its rate from the server's target lead
+//! (`SnapshotInputTiming`): where the server wants this client's inputs, measured in ticks
+//! ahead of the unsteered clock ([`InputClock::lead_ticks`], sent as `InputClockLead`). The
+//! rate follows the lead error smoothly (proportional, at most ±[`MAX_STEER`]), as Overwatch's
+//! and Rocket League's clients do, so the server's buffer stays at its depth without the server
+//! dropping or repeating inputs. The clock stays monotonic: a tick is never emitted twice and a
+//! sequence number never skipped, whatever the rate. [`PilotInput`] is what the player commands, in physical
 //! units, and becomes one `MsgClientInput` per tick with every field filled: controls, buttons,
 //! the absolute station, radar mode, flaps, speed brake and articulation state (absolute so they
 //! converge under loss), the camera eye and the view axis. The session stamps the protocol
@@ -19,11 +27,26 @@ use std::time::Duration;
 /// Most ticks one call may run after a stall; the rest are skipped (and counted), so a paused
 /// process does not flood the server with a burst of stale inputs.
 pub const DEFAULT_MAX_CATCHUP_TICKS: u32 = 8;
+/// The most the input clock is steered away from 60 Hz (3 %: 1.8 ticks a second).
+pub const MAX_STEER: f64 = 0.03;
+/// Rate change per tick of lead error (1 tick off → 2 % faster or slower).
+pub const STEER_GAIN: f64 = 0.02;
+/// Lead errors below this are left alone (ticks).
+pub const STEER_DEADBAND: f64 = 0.05;
+/// The rate moves at most this much per call (smooth, never a jump).
+pub const STEER_SLEW: f64 = 0.002;
+const PPM: i128 = 1_000_000;
+const NANOS: u128 = 1_000_000_000;
 
 /// The fixed-rate tick source.
 #[derive(Debug, Clone)]
 pub struct InputClock {
     start: Option<Duration>,
+    /// Where the last rate change happened: the time and the position there (nano-ticks).
+    base_time: Duration,
+    base_pos: u128,
+    /// The rate's offset from 60 Hz in parts per million (±[`MAX_STEER`]).
+    steer_ppm: i64,
     ticks_done: u64,
     next_seq: u32,
     max_catchup: u32,
@@ -43,6 +66,9 @@ impl InputClock {
     pub fn new(max_catchup: u32) -> Self {
         Self {
             start: None,
+            base_time: Duration::ZERO,
+            base_pos: 0,
+            steer_ppm: 0,
             ticks_done: 0,
             next_seq: 1,
             max_catchup: max_catchup.max(1),
@@ -54,7 +80,11 @@ impl InputClock {
     /// Starts counting at `now` (the first tick is due at once).
     pub fn start(&mut self, now: Duration) {
         self.start = Some(now);
+        self.base_time = now;
+        self.base_pos = 0;
+        self.steer_ppm = 0;
         self.ticks_done = 0;
+        self.skipped_ticks = 0;
         self.alpha = 0.0;
     }
 
@@ -62,14 +92,74 @@ impl InputClock {
         self.start.is_some()
     }
 
+    /// The clock's position at `now` in nano-ticks (monotonic in `now`).
+    fn position(&self, now: Duration) -> u128 {
+        let dt = now.saturating_sub(self.base_time).as_nanos() * u128::from(TICK_HZ);
+        let rate = (PPM + i128::from(self.steer_ppm)).max(1) as u128;
+        self.base_pos + dt * rate / PPM as u128
+    }
+
+    /// How far the clock runs ahead of its unsteered 60 Hz self at `now`, in ticks, less the
+    /// ticks skipped after stalls (those took no sequence number): the `InputClockLead` the
+    /// server measures arrivals against.
+    pub fn lead_ticks(&self, now: Duration) -> f64 {
+        let Some(start) = self.start else {
+            return 0.0;
+        };
+        let nominal = now.saturating_sub(start).as_nanos() * u128::from(TICK_HZ);
+        let pos = self.position(now);
+        let ahead = if pos >= nominal {
+            (pos - nominal) as f64
+        } else {
+            -((nominal - pos) as f64)
+        };
+        ahead / NANOS as f64 - self.skipped_ticks as f64
+    }
+
+    /// The current rate relative to 60 Hz (1.0 unsteered).
+    pub fn rate(&self) -> f64 {
+        1.0 + self.steer_ppm as f64 / PPM as f64
+    }
+
+    /// Steers the rate toward holding `target_lead` (ticks, the server's `SnapshotInputTiming`)
+    /// at `now`: proportional to the lead error, within ±[`MAX_STEER`], moving at most
+    /// [`STEER_SLEW`] per call; no target, no steering (the rate eases back to 60 Hz).
+    pub fn steer(&mut self, target_lead: Option<f64>, now: Duration) {
+        if self.start.is_none() {
+            return;
+        }
+        let want = match target_lead.filter(|t| t.is_finite()) {
+            Some(t) => {
+                let err = t - self.lead_ticks(now);
+                if err.abs() < STEER_DEADBAND {
+                    0.0
+                } else {
+                    (err * STEER_GAIN).clamp(-MAX_STEER, MAX_STEER)
+                }
+            }
+            None => 0.0,
+        };
+        let cur = self.rate() - 1.0;
+        let next = cur + (want - cur).clamp(-STEER_SLEW, STEER_SLEW);
+        let ppm = (next * PPM as f64).round() as i64;
+        let max = (MAX_STEER * PPM as f64) as i64;
+        let ppm = ppm.clamp(-max, max);
+        if ppm != self.steer_ppm {
+            // Rebase so the position is continuous across the rate change.
+            self.base_pos = self.position(now);
+            self.base_time = self.base_time.max(now);
+            self.steer_ppm = ppm;
+        }
+    }
+
     /// Ticks due at `now` (call once per frame, then run that many ticks).
     pub fn advance(&mut self, now: Duration) -> u32 {
-        let Some(start) = self.start else {
+        if self.start.is_none() {
             return 0;
-        };
-        let scaled = now.saturating_sub(start).as_nanos() * u128::from(TICK_HZ);
-        let elapsed = (scaled / 1_000_000_000) as u64 + 1;
-        self.alpha = (scaled % 1_000_000_000) as f64 / 1e9;
+        }
+        let scaled = self.position(now);
+        let elapsed = (scaled / NANOS) as u64 + 1;
+        self.alpha = (scaled % NANOS) as f64 / 1e9;
         let due = elapsed.saturating_sub(self.ticks_done);
         if due > u64::from(self.max_catchup) {
             let skip = due - u64::from(self.max_catchup);
@@ -277,6 +367,74 @@ mod tests {
             c.advance(Duration::from_secs(2) + Duration::from_millis(17)),
             1
         );
+    }
+
+    #[test]
+    fn steering_reaches_the_target_lead_smoothly_and_within_bounds() {
+        // 144 fps for 20 s; the server asks for 3 ticks of lead, later for 1.
+        let mut c = InputClock::new(100);
+        c.start(Duration::ZERO);
+        let frame = 1_000_000_000u64 / 144;
+        let (mut ticks, mut prev_rate, mut max_rate_step) = (0u64, 1.0f64, 0.0f64);
+        let mut seqs = Vec::new();
+        for f in 0..144 * 20u64 {
+            let now = Duration::from_nanos(f * frame);
+            let target = if f < 144 * 10 { 3.0 } else { 1.0 };
+            c.steer(Some(target), now);
+            let r = c.rate();
+            assert!(
+                (1.0 - MAX_STEER - 1e-9..=1.0 + MAX_STEER + 1e-9).contains(&r),
+                "{r}"
+            );
+            max_rate_step = max_rate_step.max((r - prev_rate).abs());
+            prev_rate = r;
+            let due = c.advance(now);
+            assert!(due <= 2, "never a burst: {due} at frame {f}");
+            for _ in 0..due {
+                seqs.push(c.next_seq());
+            }
+            ticks += u64::from(due);
+            if f == 144 * 10 - 1 {
+                let lead = c.lead_ticks(now);
+                assert!((lead - 3.0).abs() < 0.1, "reached 3 ticks of lead: {lead}");
+            }
+        }
+        let end = Duration::from_nanos(144 * 20 * frame);
+        let lead = c.lead_ticks(end);
+        assert!((lead - 1.0).abs() < 0.1, "back to 1 tick: {lead}");
+        assert!(
+            (c.rate() - 1.0).abs() < 0.005,
+            "at rest near 60 Hz: {}",
+            c.rate()
+        );
+        assert!(
+            max_rate_step <= STEER_SLEW + 1e-9,
+            "smooth: {max_rate_step}"
+        );
+        // Every sequence number once, in order, none skipped; the tick count is the unsteered
+        // count plus the lead.
+        assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
+        let unsteered = 60 * 20;
+        assert!((ticks as i64 - unsteered as i64 - 1).abs() <= 2, "{ticks}");
+    }
+
+    #[test]
+    fn an_unsteered_clock_has_no_lead_and_a_stall_is_a_negative_one() {
+        let mut c = InputClock::new(8);
+        c.start(Duration::from_secs(1));
+        c.advance(Duration::from_secs(1));
+        c.steer(None, Duration::from_secs(2));
+        assert_eq!(c.rate(), 1.0);
+        assert_eq!(c.lead_ticks(Duration::from_secs(2)), 0.0);
+        c.advance(Duration::from_secs(3));
+        // Two seconds in one call: 8 ticks run, 112 skipped (no sequence number).
+        assert_eq!(
+            c.lead_ticks(Duration::from_secs(3)),
+            -(c.skipped_ticks as f64)
+        );
+        // A non-finite target is no target.
+        c.steer(Some(f64::NAN), Duration::from_secs(3));
+        assert_eq!(c.rate(), 1.0);
     }
 
     #[test]

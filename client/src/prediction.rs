@@ -645,7 +645,9 @@ impl ClientPrediction {
         let mut state = base;
         let mut state_tick = tick;
         let mut previous = None;
-        let mut exact = exact_base;
+        // Without an acknowledged input the input → step mapping is a guess (the delay ticks):
+        // nothing replayed from it is exact-basis.
+        let mut exact = exact_base && own.acked_seq.is_some();
         for i in first_replay..self.history.len() {
             let (seq, controls) = {
                 let e = &self.history[i];

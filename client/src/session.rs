@@ -34,7 +34,10 @@ use fl_protocol::msg::handshake::{
 };
 use fl_protocol::msg::world::{ClientInput, Heartbeat};
 use fl_protocol::snapshot::{RETENTION_TICKS, SnapshotDecoder};
-use fl_protocol::tlv::{EffectRecord, Ext, Extensions, OWN_STATE_FORMAT, tag};
+use fl_protocol::tlv::{
+    EffectRecord, Ext, Extensions, MAX_REDUNDANT_INPUTS, OWN_STATE_FORMAT, input_redundancy, tag,
+    ticks_to_milliticks,
+};
 use fl_protocol::{FixedStr, Message, MsgId, PROTOCOL_VERSION, Packet};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -71,6 +74,9 @@ pub struct SessionConfig {
     pub client_build: String,
     /// MOTD banner time when the server leaves it to the client.
     pub motd_display: Duration,
+    /// Earlier inputs repeated in every `MsgClientInput` (`InputRedundancy`, at most 15), so a
+    /// lost datagram costs the server no input: with 3, up to three lost in a row are covered.
+    pub input_redundancy: usize,
     /// Silence from the server (no message of any kind) after which the session shows
     /// "connection interrupted" (a banner, not an end). The server sends at least 10 snapshots
     /// a second to a peer in the world, so one second of nothing is an outage.
@@ -93,6 +99,7 @@ impl Default for SessionConfig {
             heartbeat_interval: Duration::from_secs(1),
             client_build: crate::BUILD_VERSION.to_owned(),
             motd_display: Duration::from_secs(15),
+            input_redundancy: 3,
             interrupted_after: Duration::from_secs(1),
             idle_timeout: fl_net::quic::DEFAULT_IDLE_TIMEOUT,
         }
@@ -129,6 +136,19 @@ impl OwnEntity {
 /// The generation a record carries for a full 32-bit generation (its low 16 bits).
 pub fn wire_generation_of(generation: u32) -> u16 {
     (generation & 0xFFFF) as u16
+}
+
+/// The server's input timing for this pilot (`SnapshotInputTiming`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InputTiming {
+    /// The lead the input clock should hold (`InputClock::lead_ticks`'s frame), ticks.
+    pub target_lead_ticks: f64,
+    /// The server buffer's target depth, ticks.
+    pub depth_ticks: u8,
+    /// Inputs queued at the server when the snapshot was built.
+    pub queued: u8,
+    /// The snapshot tick that carried it.
+    pub tick: u64,
 }
 
 /// What `MsgConnectAck` granted.
@@ -318,6 +338,9 @@ pub struct ClientSession {
     throttle: Option<(u8, u8, u64)>,
     last_snapshot_at: Option<Duration>,
     last_heartbeat: Option<Duration>,
+    /// The inputs sent last, newest first (the redundant copies of the next input).
+    sent_inputs: std::collections::VecDeque<ClientInput>,
+    input_timing: Option<InputTiming>,
     /// When anything was last received from the server.
     last_heard: Option<Duration>,
     /// Since when the server is silent, once that counts as an interruption.
@@ -371,6 +394,8 @@ impl ClientSession {
             throttle: None,
             last_snapshot_at: None,
             last_heartbeat: None,
+            sent_inputs: std::collections::VecDeque::new(),
+            input_timing: None,
             last_heard: None,
             interrupted_since: None,
             refusal: None,
@@ -489,6 +514,12 @@ impl ClientSession {
     /// The newest applied snapshot tick.
     pub fn last_snapshot_tick(&self) -> Option<u64> {
         self.last_tick
+    }
+
+    /// The server's latest input timing (`SnapshotInputTiming`): where the input clock's lead
+    /// should be.
+    pub fn input_timing(&self) -> Option<InputTiming> {
+        self.input_timing
     }
 
     /// The ack stamp the next input or heartbeat carries.
@@ -639,8 +670,20 @@ impl ClientSession {
         }
     }
 
-    /// Sends one input, stamped with the protocol version and the current ack. Only in the world.
+    /// Sends one input, stamped with the protocol version and the current ack, with copies of
+    /// the inputs sent just before it. Only in the world.
     pub fn send_input(&mut self, input: &mut ClientInput) -> Result<(), SessionSendError> {
+        self.send_input_with_lead(input, None)
+    }
+
+    /// [`ClientSession::send_input`], also telling the server the input clock's lead (ticks
+    /// ahead of its unsteered 60 Hz clock, `InputClockLead`) so it measures the link's jitter
+    /// apart from the steering.
+    pub fn send_input_with_lead(
+        &mut self,
+        input: &mut ClientInput,
+        lead_ticks: Option<f64>,
+    ) -> Result<(), SessionSendError> {
         if self.state != SessionState::InWorld {
             return Err(SessionSendError::NotInWorld(self.state));
         }
@@ -648,7 +691,28 @@ impl ClientSession {
         let stamp = self.acks.stamp().unwrap_or_default();
         input.tick_index = stamp.high;
         input.ack_mask = stamp.mask;
-        let r = self.send(Channel::Unreliable, Message::from(input.clone()));
+        // The copies: the inputs sent just before, as long as their sequence numbers run on
+        // without a gap (the input clock never skips one; a caller that does gets fewer).
+        let keep = self.cfg.input_redundancy.min(MAX_REDUNDANT_INPUTS);
+        let previous: Vec<ClientInput> = self
+            .sent_inputs
+            .iter()
+            .enumerate()
+            .take_while(|(i, p)| p.seq_num == input.seq_num.wrapping_sub(*i as u32 + 1))
+            .map(|(_, p)| p.clone())
+            .take(keep)
+            .collect();
+        let mut ext = Extensions::new();
+        if !previous.is_empty() {
+            let _ = ext.push(&input_redundancy(input, &previous));
+        }
+        if let Some(lead) = lead_ticks {
+            let _ = ext.push(&Ext::InputClockLead(ticks_to_milliticks(lead)));
+        }
+        let r = self.send_with(Channel::Unreliable, Message::from(input.clone()), &ext);
+        // Kept whether or not the send worked: a copy in the next packet may still get it there.
+        self.sent_inputs.push_front(input.clone());
+        self.sent_inputs.truncate(keep);
         if r.is_ok() {
             self.stats.inputs_sent += 1;
         }

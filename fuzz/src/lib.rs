@@ -38,10 +38,14 @@ pub enum Family {
     /// fl-content: a manifest, an entity and a weapon definition from the same bytes; never
     /// panics, every error names a line inside the text.
     ContentDefs,
+    /// `MsgClientInput` with its input TLVs (`InputRedundancy`, `InputClockLead`), decoded and
+    /// expanded as the server does: never panics, at most 15 copies, consecutive sequence
+    /// numbers below the message's own, re-encoding reproduces the copies.
+    ClientInput,
 }
 
 impl Family {
-    pub const ALL: [Family; 9] = [
+    pub const ALL: [Family; 10] = [
         Family::DecodePacket,
         Family::DecodeSnapshot,
         Family::ParseTlv,
@@ -51,6 +55,7 @@ impl Family {
         Family::TomlRead,
         Family::FlightModel,
         Family::ContentDefs,
+        Family::ClientInput,
     ];
 
     pub fn name(self) -> &'static str {
@@ -64,6 +69,7 @@ impl Family {
             Family::TomlRead => "toml_read",
             Family::FlightModel => "flight_model",
             Family::ContentDefs => "content_defs",
+            Family::ClientInput => "client_input",
         }
     }
 
@@ -83,6 +89,7 @@ impl Family {
             Family::TomlRead => check_toml_read(data),
             Family::FlightModel => check_flight_model(data),
             Family::ContentDefs => check_content_defs(data),
+            Family::ClientInput => check_client_input(data),
         }
     }
 
@@ -108,6 +115,7 @@ impl Family {
             Family::QuicStream => quic_stream_seeds(),
             Family::QuicDatagrams => quic_datagram_seeds(),
             Family::TomlRead | Family::FlightModel | Family::ContentDefs => toml_seeds(),
+            Family::ClientInput => client_input_seeds(),
         }
     }
 }
@@ -356,6 +364,74 @@ fn check_snapshot(data: &[u8]) {
         assert_eq!(header.as_ref().ok(), Some(h), "header-only read must agree");
     }
     check_packet(&bytes);
+}
+
+fn client_input_seeds() -> Vec<Vec<u8>> {
+    use fl_protocol::msg::world::ClientInput;
+    use fl_protocol::tlv::input_redundancy;
+    let input = |seq: u32, elevator: f32, buttons: u8| ClientInput {
+        protocol_version: fl_protocol::PROTOCOL_VERSION,
+        seq_num: seq,
+        elevator,
+        buttons,
+        throttle: 0.8,
+        ..ClientInput::default()
+    };
+    (0..8u32)
+        .filter_map(|s| {
+            let current = input(100 + s, s as f32 / 8.0, s as u8);
+            let previous: Vec<ClientInput> = (0..s.min(5))
+                .map(|i| input(99 + s - i, (s - i % 2) as f32 / 8.0, (s - i % 2) as u8))
+                .collect();
+            let mut p = Packet::new(fl_protocol::Message::from(current.clone()));
+            let _ = p.ext.push(&input_redundancy(&current, &previous));
+            let _ = p.ext.push(&Ext::InputClockLead(s as i32 * 731 - 2000));
+            p.encode().ok()
+        })
+        .collect()
+}
+
+fn check_client_input(data: &[u8]) {
+    use fl_protocol::tlv::{MAX_REDUNDANT_INPUTS, expand_redundancy, tag};
+    let mut bytes = data.to_vec();
+    if let Some(first) = bytes.first_mut() {
+        *first = MsgId::ClientInput.to_u8();
+    }
+    check_packet(&bytes);
+    let Ok(p) = Packet::decode(&bytes) else {
+        return;
+    };
+    let fl_protocol::Message::ClientInput(input) = &p.message else {
+        return;
+    };
+    if let Some(Ext::InputRedundancy(copies)) = p.ext.get(tag::INPUT_REDUNDANCY) {
+        assert!(copies.len() <= MAX_REDUNDANT_INPUTS, "bounded count");
+        let expanded = expand_redundancy(input, &copies);
+        assert_eq!(expanded.len(), copies.len());
+        for (i, e) in expanded.iter().enumerate() {
+            assert_eq!(
+                e.seq_num,
+                input.seq_num.wrapping_sub(i as u32 + 1),
+                "consecutive sequence numbers below the carrier's"
+            );
+            assert_eq!(e.tick_index, input.tick_index, "the carrier's ack stamp");
+        }
+        // The expanded copies re-encode to copies that expand to the same inputs.
+        let again = fl_protocol::tlv::input_redundancy(input, &expanded);
+        let Ext::InputRedundancy(again) = again else {
+            panic!("input_redundancy builds an InputRedundancy");
+        };
+        let twice = expand_redundancy(input, &again);
+        let bits = |v: &[fl_protocol::msg::world::ClientInput]| {
+            v.iter()
+                .map(|c| fl_protocol::Message::from(c.clone()).encode().ok())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&twice), bits(&expanded), "copies survive re-encoding");
+    }
+    if let Some(Ext::InputClockLead(v)) = p.ext.get(tag::INPUT_CLOCK_LEAD) {
+        assert!(fl_protocol::tlv::milliticks_to_ticks(v).is_finite());
+    }
 }
 
 fn check_tlv(data: &[u8]) {

@@ -71,6 +71,18 @@ impl ClientSession {
                     effects.extend(list.into_iter().filter(|e| e.effect_type().is_some()));
                 }
                 Ext::SnapshotLastAckedSeqNum(seq) => acked_seq = Some(seq),
+                Ext::SnapshotInputTiming {
+                    target_lead,
+                    depth_ticks,
+                    queued,
+                } => {
+                    self.input_timing = Some(InputTiming {
+                        target_lead_ticks: fl_protocol::tlv::milliticks_to_ticks(target_lead),
+                        depth_ticks,
+                        queued,
+                        tick,
+                    });
+                }
                 Ext::SnapshotCrew(poses) => crew = Some(poses),
                 Ext::SnapshotArticulation(list) => articulation = Some(list),
                 Ext::SnapshotServerThrottle {

@@ -8,6 +8,7 @@
 
 use crate::enums::EffectType;
 use crate::field::truncate_utf8;
+use crate::msg::world::ClientInput;
 
 /// Tag numbers (`ExtTag`).
 pub mod tag {
@@ -22,8 +23,15 @@ pub mod tag {
     pub const SNAPSHOT_SERVER_THROTTLE: u16 = 0x0108;
     /// Our addition (free tag in the snapshot range): the receiving pilot's exact flight state.
     pub const SNAPSHOT_OWN_STATE: u16 = 0x0110;
+    /// Our addition: the server's input timing for the receiving pilot (the lead its input
+    /// clock should hold, the buffer's target depth and what is queued).
+    pub const SNAPSHOT_INPUT_TIMING: u16 = 0x0111;
     pub const CONNECT_ACK_AUTHORITY: u16 = 0x0201;
     pub const CONNECT_ACK_TYPES_UNCHANGED: u16 = 0x0202;
+    /// Our addition: copies of the inputs before this `MsgClientInput` (loss cover).
+    pub const INPUT_REDUNDANCY: u16 = 0x0300;
+    /// Our addition: how far the client's input clock runs ahead of its unsteered 60 Hz clock.
+    pub const INPUT_CLOCK_LEAD: u16 = 0x0301;
     pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
     /// Our addition: the tick from which a `MsgWeatherState`'s values apply.
     pub const WEATHER_EPOCH: u16 = 0x0401;
@@ -45,8 +53,11 @@ pub mod tag {
             SNAPSHOT_ARTICULATION => "SnapshotArticulation",
             SNAPSHOT_SERVER_THROTTLE => "SnapshotServerThrottle",
             SNAPSHOT_OWN_STATE => "SnapshotOwnState",
+            SNAPSHOT_INPUT_TIMING => "SnapshotInputTiming",
             CONNECT_ACK_AUTHORITY => "ConnectAckAuthority",
             CONNECT_ACK_TYPES_UNCHANGED => "ConnectAckTypesUnchanged",
+            INPUT_REDUNDANCY => "InputRedundancy",
+            INPUT_CLOCK_LEAD => "InputClockLead",
             WEATHER_WIND_PROFILE => "WeatherWindProfile",
             WEATHER_EPOCH => "WeatherEpoch",
             CONNECT_SEAT_CLAIM => "ConnectSeatClaim",
@@ -79,6 +90,12 @@ pub const MAX_JOIN_PASSWORD_BYTES: usize = 64;
 pub const MAX_OWN_STATE_WORDS: usize = 64;
 /// The `SnapshotOwnState` format this build writes (words as `fl_flight::AircraftState::to_words`).
 pub const OWN_STATE_FORMAT: u16 = 1;
+/// Most earlier inputs one `InputRedundancy` may carry (its same-mask is 16 bits).
+pub const MAX_REDUNDANT_INPUTS: usize = 15;
+/// Bytes of one full `InputRedundancy` entry.
+pub const INPUT_COPY_BYTES: usize = 22;
+/// `InputClockLead` and `SnapshotInputTiming` count ticks in thousandths.
+pub const MILLITICKS_PER_TICK: f64 = 1000.0;
 
 /// One raw entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,6 +280,128 @@ pub struct WindKnot {
     pub wind_z: f32,
 }
 
+/// One earlier input carried again (`InputRedundancy`): every field that steers the aircraft.
+/// The camera eye, view axis and ack stamp are not repeated: the newest message's are the ones
+/// that matter.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct InputCopy {
+    pub buttons: u8,
+    pub art_buttons: u8,
+    pub selected_station: u8,
+    pub radar_mode: u8,
+    pub flaps: u8,
+    pub speedbrake: u8,
+    pub throttle: f32,
+    pub elevator: f32,
+    pub aileron: f32,
+    pub rudder: f32,
+}
+
+impl InputCopy {
+    /// The steering fields of `input`.
+    pub fn of(input: &ClientInput) -> Self {
+        Self {
+            buttons: input.buttons,
+            art_buttons: input.art_buttons,
+            selected_station: input.selected_station,
+            radar_mode: input.radar_mode,
+            flaps: input.flaps,
+            speedbrake: input.speedbrake,
+            throttle: input.throttle,
+            elevator: input.elevator,
+            aileron: input.aileron,
+            rudder: input.rudder,
+        }
+    }
+
+    /// Bit-for-bit equality (floats by their bits, so a copy is exactly what was predicted).
+    pub fn same_bits(&self, other: &Self) -> bool {
+        (
+            self.buttons,
+            self.art_buttons,
+            self.selected_station,
+            self.radar_mode,
+            self.flaps,
+            self.speedbrake,
+        ) == (
+            other.buttons,
+            other.art_buttons,
+            other.selected_station,
+            other.radar_mode,
+            other.flaps,
+            other.speedbrake,
+        ) && [self.throttle, self.elevator, self.aileron, self.rudder].map(f32::to_bits)
+            == [other.throttle, other.elevator, other.aileron, other.rudder].map(f32::to_bits)
+    }
+
+    /// The input `seq` this copy stands for: its steering fields, everything else (protocol
+    /// version, ack stamp, camera) from the message that carried it.
+    pub fn to_input(&self, carrier: &ClientInput, seq: u32) -> ClientInput {
+        ClientInput {
+            seq_num: seq,
+            buttons: self.buttons,
+            art_buttons: self.art_buttons,
+            selected_station: self.selected_station,
+            radar_mode: self.radar_mode,
+            flaps: self.flaps,
+            speedbrake: self.speedbrake,
+            throttle: self.throttle,
+            elevator: self.elevator,
+            aileron: self.aileron,
+            rudder: self.rudder,
+            ..carrier.clone()
+        }
+    }
+}
+
+/// The `InputRedundancy` entry for a message: `previous` are the inputs sent before `current`,
+/// newest first (`current.seq_num − 1`, `− 2`, …; at most [`MAX_REDUNDANT_INPUTS`] are used).
+/// An input identical to the one after it is carried as a bit of the same-mask, not repeated.
+pub fn input_redundancy(current: &ClientInput, previous: &[ClientInput]) -> Ext {
+    let mut newer = InputCopy::of(current);
+    let copies = previous
+        .iter()
+        .take(MAX_REDUNDANT_INPUTS)
+        .map(|p| {
+            let c = InputCopy::of(p);
+            let same = c.same_bits(&newer);
+            newer = c;
+            (!same).then_some(c)
+        })
+        .collect();
+    Ext::InputRedundancy(copies)
+}
+
+/// The inputs an `InputRedundancy` entry carries, newest first: entry `i` is input
+/// `carrier.seq_num − 1 − i` (wrapping); a same-mask entry repeats the one after it. At most
+/// [`MAX_REDUNDANT_INPUTS`] (a longer list is cut, never trusted).
+pub fn expand_redundancy(carrier: &ClientInput, copies: &[Option<InputCopy>]) -> Vec<ClientInput> {
+    let mut newer = InputCopy::of(carrier);
+    let mut out = Vec::with_capacity(copies.len().min(MAX_REDUNDANT_INPUTS));
+    for (i, c) in copies.iter().take(MAX_REDUNDANT_INPUTS).enumerate() {
+        let copy = c.unwrap_or(newer);
+        newer = copy;
+        // i < 15, so the offset fits.
+        out.push(copy.to_input(carrier, carrier.seq_num.wrapping_sub(i as u32 + 1)));
+    }
+    out
+}
+
+/// Ticks as the wire's thousandths (rounded, saturating; NaN → 0).
+pub fn ticks_to_milliticks(ticks: f64) -> i32 {
+    let v = (ticks * MILLITICKS_PER_TICK).round();
+    if v.is_nan() {
+        0
+    } else {
+        v.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+    }
+}
+
+/// The wire's thousandths as ticks.
+pub fn milliticks_to_ticks(v: i32) -> f64 {
+    f64::from(v) / MILLITICKS_PER_TICK
+}
+
 /// A typed extension entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ext {
@@ -292,6 +431,22 @@ pub enum Ext {
         faction_index: u16,
     },
     ConnectAckTypesUnchanged,
+    /// The server's input timing for the receiving pilot (`{i32 targetLead, u8 depthTicks,
+    /// u8 queued}`): the lead (thousandths of a tick, in the frame of `InputClockLead`) the
+    /// client's input clock should hold so that its inputs reach the server's buffer in time
+    /// with the measured arrival jitter; the buffer's target depth and the inputs queued now.
+    SnapshotInputTiming {
+        target_lead: i32,
+        depth_ticks: u8,
+        queued: u8,
+    },
+    /// Copies of the inputs before the message's own, newest first (`seqNum − 1`, `− 2`, …):
+    /// `{u8 count, u16 sameMask, then per entry without its mask bit 22 bytes}`. `None` = the
+    /// same as the entry before it (the message's own fields for the first).
+    InputRedundancy(Vec<Option<InputCopy>>),
+    /// How far the client's input clock runs ahead of its unsteered 60 Hz clock when it sent
+    /// this input, in thousandths of a tick (`i32`).
+    InputClockLead(i32),
     WeatherWindProfile(Vec<WindKnot>),
     /// The first tick the weather message's wind, profile and turbulence apply to (u64). The
     /// server announces each weather window ahead of time, so client prediction integrates
@@ -400,6 +555,9 @@ impl Ext {
             Ext::SnapshotOwnState { .. } => tag::SNAPSHOT_OWN_STATE,
             Ext::ConnectAckAuthority { .. } => tag::CONNECT_ACK_AUTHORITY,
             Ext::ConnectAckTypesUnchanged => tag::CONNECT_ACK_TYPES_UNCHANGED,
+            Ext::SnapshotInputTiming { .. } => tag::SNAPSHOT_INPUT_TIMING,
+            Ext::InputRedundancy(_) => tag::INPUT_REDUNDANCY,
+            Ext::InputClockLead(_) => tag::INPUT_CLOCK_LEAD,
             Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
             Ext::WeatherEpoch(_) => tag::WEATHER_EPOCH,
             Ext::ConnectSeatClaim { .. } => tag::CONNECT_SEAT_CLAIM,
@@ -548,6 +706,59 @@ impl Ext {
                 )
             }
             tag::CONNECT_ACK_TYPES_UNCHANGED => exact(c, Ext::ConnectAckTypesUnchanged),
+            tag::SNAPSHOT_INPUT_TIMING => {
+                let target_lead = c.u32()? as i32;
+                let depth_ticks = c.u8()?;
+                let queued = c.u8()?;
+                exact(
+                    c,
+                    Ext::SnapshotInputTiming {
+                        target_lead,
+                        depth_ticks,
+                        queued,
+                    },
+                )
+            }
+            tag::INPUT_CLOCK_LEAD => {
+                let v = c.u32()? as i32;
+                exact(c, Ext::InputClockLead(v))
+            }
+            tag::INPUT_REDUNDANCY => {
+                let count = usize::from(c.u8()?);
+                let same = c.u16()?;
+                if count > MAX_REDUNDANT_INPUTS {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!("{count} inputs exceed {MAX_REDUNDANT_INPUTS}"),
+                    });
+                }
+                if same >> count != 0 {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!("same-mask 0x{same:04x} names entries beyond {count}"),
+                    });
+                }
+                let mut out = Vec::with_capacity(count);
+                for i in 0..count {
+                    if same & (1 << i) != 0 {
+                        out.push(None);
+                        continue;
+                    }
+                    out.push(Some(InputCopy {
+                        buttons: c.u8()?,
+                        art_buttons: c.u8()?,
+                        selected_station: c.u8()?,
+                        radar_mode: c.u8()?,
+                        flaps: c.u8()?,
+                        speedbrake: c.u8()?,
+                        throttle: c.f32()?,
+                        elevator: c.f32()?,
+                        aileron: c.f32()?,
+                        rudder: c.f32()?,
+                    }));
+                }
+                exact(c, Ext::InputRedundancy(out))
+            }
             tag::WEATHER_WIND_PROFILE => {
                 let count = c.u8()?;
                 let mut out = Vec::with_capacity(usize::from(count).min(c.rest.len() / 12));
@@ -677,6 +888,39 @@ impl Ext {
                 out.extend_from_slice(&faction_index.to_le_bytes());
             }
             Ext::ConnectAckTypesUnchanged => {}
+            Ext::SnapshotInputTiming {
+                target_lead,
+                depth_ticks,
+                queued,
+            } => {
+                out.extend_from_slice(&target_lead.to_le_bytes());
+                out.push(*depth_ticks);
+                out.push(*queued);
+            }
+            Ext::InputClockLead(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Ext::InputRedundancy(copies) => {
+                let copies = &copies[..copies.len().min(MAX_REDUNDANT_INPUTS)];
+                out.push(copies.len() as u8);
+                let same = copies
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.is_none())
+                    .fold(0u16, |m, (i, _)| m | (1 << i));
+                out.extend_from_slice(&same.to_le_bytes());
+                for c in copies.iter().flatten() {
+                    out.extend_from_slice(&[
+                        c.buttons,
+                        c.art_buttons,
+                        c.selected_station,
+                        c.radar_mode,
+                        c.flaps,
+                        c.speedbrake,
+                    ]);
+                    for f in [c.throttle, c.elevator, c.aileron, c.rudder] {
+                        out.extend_from_slice(&f.to_le_bytes());
+                    }
+                }
+            }
             Ext::WeatherWindProfile(knots) => {
                 let knots = &knots[..knots.len().min(255)];
                 out.push(knots.len() as u8);
@@ -781,6 +1025,28 @@ mod tests {
                 faction_index: 2,
             },
             Ext::ConnectAckTypesUnchanged,
+            Ext::SnapshotInputTiming {
+                target_lead: -2500,
+                depth_ticks: 3,
+                queued: 4,
+            },
+            Ext::InputRedundancy(vec![
+                None,
+                Some(InputCopy {
+                    buttons: 3,
+                    art_buttons: 1,
+                    selected_station: 255,
+                    radar_mode: 2,
+                    flaps: 128,
+                    speedbrake: 7,
+                    throttle: 0.75,
+                    elevator: -0.25,
+                    aileron: 1.0,
+                    rudder: -0.0,
+                }),
+                None,
+            ]),
+            Ext::InputClockLead(-1234),
             Ext::WeatherEpoch(1234),
             Ext::WeatherWindProfile(vec![WindKnot {
                 alt_m: 1000.0,
@@ -818,6 +1084,94 @@ mod tests {
         assert!(Ext::parse(tag::SNAPSHOT_ARTICULATION, &[0, 0, 0, 0, 0xFF, 0xFF]).is_err());
         assert!(Ext::parse(tag::SNAPSHOT_PEER_COUNT, &[1, 2, 3]).is_err());
         assert!(Ext::parse(tag::HELLO_BUILD_VERSION, &[]).is_err());
+    }
+
+    fn input(seq: u32, elevator: f32, buttons: u8) -> ClientInput {
+        ClientInput {
+            seq_num: seq,
+            elevator,
+            buttons,
+            throttle: 0.5,
+            tick_index: 77,
+            camera_eye: [1.0, 2.0, 3.0],
+            ..ClientInput::default()
+        }
+    }
+
+    #[test]
+    fn redundant_inputs_round_trip_exactly_and_repeat_only_changes() {
+        let current = input(10, 0.3, 0);
+        // Sent before it, newest first: 9 equals 10, 8 differs, 7 equals 8, 6 differs.
+        let previous = [
+            input(9, 0.3, 0),
+            input(8, f32::from_bits(0x3e99_999a), 4),
+            input(7, f32::from_bits(0x3e99_999a), 4),
+            input(6, -0.0, 1),
+        ];
+        let ext = input_redundancy(&current, &previous);
+        let Ext::InputRedundancy(copies) = &ext else {
+            panic!("{ext:?}");
+        };
+        assert_eq!(
+            copies.iter().map(Option::is_some).collect::<Vec<_>>(),
+            [false, true, false, true]
+        );
+        let mut payload = Vec::new();
+        ext.encode_payload(&mut payload);
+        assert_eq!(payload.len(), 3 + 2 * INPUT_COPY_BYTES, "two full entries");
+        let Ok(Ext::InputRedundancy(back)) = Ext::parse(tag::INPUT_REDUNDANCY, &payload) else {
+            panic!("parses");
+        };
+        let expanded = expand_redundancy(&current, &back);
+        assert_eq!(expanded.len(), 4);
+        for (e, p) in expanded.iter().zip(&previous) {
+            assert_eq!(e.seq_num, p.seq_num);
+            assert_eq!(InputCopy::of(e), InputCopy::of(p));
+            assert_eq!(
+                e.elevator.to_bits(),
+                p.elevator.to_bits(),
+                "-0.0 stays -0.0"
+            );
+            assert_eq!((e.tick_index, e.camera_eye), (77, [1.0, 2.0, 3.0]));
+        }
+        // Sequence numbers wrap.
+        let wrapped = expand_redundancy(&input(0, 0.0, 0), &[None, None]);
+        assert_eq!(
+            wrapped.iter().map(|i| i.seq_num).collect::<Vec<_>>(),
+            [u32::MAX, u32::MAX - 1]
+        );
+        // More than fifteen are cut on encode and on expansion.
+        let many: Vec<ClientInput> = (0..40).map(|s| input(100 - s, s as f32, 0)).collect();
+        let Ext::InputRedundancy(c) = input_redundancy(&input(101, 9.0, 0), &many) else {
+            panic!();
+        };
+        assert_eq!(c.len(), MAX_REDUNDANT_INPUTS);
+        assert_eq!(
+            expand_redundancy(&input(101, 9.0, 0), &vec![None; 40]).len(),
+            MAX_REDUNDANT_INPUTS
+        );
+    }
+
+    #[test]
+    fn hostile_redundancy_is_refused_without_panicking() {
+        // Count beyond the maximum.
+        assert!(Ext::parse(tag::INPUT_REDUNDANCY, &[16, 0xFF, 0xFF]).is_err());
+        // A same-mask bit beyond the count.
+        assert!(Ext::parse(tag::INPUT_REDUNDANCY, &[1, 0x03, 0x00]).is_err());
+        // A full entry claimed but missing; trailing bytes; a missing mask.
+        assert!(Ext::parse(tag::INPUT_REDUNDANCY, &[1, 0, 0, 1, 2, 3]).is_err());
+        assert!(Ext::parse(tag::INPUT_REDUNDANCY, &[1, 1, 0, 9]).is_err());
+        assert!(Ext::parse(tag::INPUT_REDUNDANCY, &[0]).is_err());
+        assert_eq!(
+            Ext::parse(tag::INPUT_REDUNDANCY, &[2, 3, 0]),
+            Ok(Ext::InputRedundancy(vec![None, None]))
+        );
+        assert!(Ext::parse(tag::INPUT_CLOCK_LEAD, &[1, 2, 3]).is_err());
+        assert!(Ext::parse(tag::SNAPSHOT_INPUT_TIMING, &[1, 2, 3, 4, 5]).is_err());
+        assert_eq!(ticks_to_milliticks(f64::NAN), 0);
+        assert_eq!(ticks_to_milliticks(1e300), i32::MAX);
+        assert_eq!(ticks_to_milliticks(-2.5), -2500);
+        assert_eq!(milliticks_to_ticks(-2500), -2.5);
     }
 
     #[test]

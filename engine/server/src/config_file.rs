@@ -66,10 +66,10 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 [world]
 # draw_distance_km = 200.0
 # snapshot_budget_bytes = 1200  # per peer per snapshot; 0 = unlimited
-# jitter_buffer_depth = 4
-# jitter_buffer_adapt_window = 60
+# jitter_buffer_depth = 8               # most ticks of input held for the measured jitter
+# jitter_buffer_adapt_window = 240       # input arrivals the jitter percentile looks at
 # jitter_buffer_hysteresis = 1
-# jitter_buffer_jitter_multiplier = 2.0
+# jitter_buffer_jitter_multiplier = 1.5  # margin in ticks beyond the 99th-percentile arrival
 # congestion_enabled = true
 # congestion_min_send_hz = 10.0
 # congestion_loss_threshold = 0.08     # loss above the path's own baseline that is congestion

@@ -1,7 +1,9 @@
 //! Per-peer input admission: the checks a `MsgClientInput` passes before it may steer an
-//! aircraft (protocol version, half-window sequence guard, flood limit), the clamping and
-//! normalisation of its values, and the one mapping from wire input to flight controls that the
-//! server and client prediction share.
+//! aircraft (protocol version, flood limit, and a sequence guard that takes each sequence
+//! number once: the newest, or an older one inside a 64-input window that has not been seen —
+//! the copies of earlier inputs a client repeats in every packet, `InputRedundancy`), the
+//! clamping and normalisation of its values, and the one mapping from wire input to flight
+//! controls that the server and client prediction share.
 //!
 //! Owns no timing and no buffering (that is `jitter.rs`); never trusts a float from the wire.
 
@@ -58,7 +60,7 @@ pub fn controls_from_input(input: &ClientInput) -> Controls {
 pub enum Rejected {
     /// `protocolVersion` differs from ours.
     Version(u16),
-    /// Not newer than the last accepted sequence number (duplicate or reordered).
+    /// Already accepted (a duplicate), or older than the 64-input window.
     Stale,
     /// More inputs than the flood limit allows.
     Flood,
@@ -83,10 +85,15 @@ impl Default for FloodLimit {
     }
 }
 
+/// How far below the newest accepted sequence number an unseen input is still taken.
+pub const SEQ_WINDOW: u32 = 64;
+
 /// The per-peer gate.
 #[derive(Debug, Clone)]
 pub struct InputGate {
     last_seq: Option<u32>,
+    /// Bit b: input `last_seq − 1 − b` was accepted.
+    seen: u64,
     tokens: f64,
     last_tick: u64,
     limit: FloodLimit,
@@ -94,23 +101,43 @@ pub struct InputGate {
     pub rejected_version: u64,
     pub rejected_stale: u64,
     pub rejected_flood: u64,
+    /// Inputs accepted from a redundant copy (their own packet was lost or came later).
+    pub accepted_copies: u64,
 }
 
 impl InputGate {
     pub fn new(limit: FloodLimit) -> Self {
         Self {
             last_seq: None,
+            seen: 0,
             tokens: limit.burst,
             last_tick: 0,
             limit,
             rejected_version: 0,
             rejected_stale: 0,
             rejected_flood: 0,
+            accepted_copies: 0,
         }
     }
 
     /// Checks and sanitises one input that arrived during server tick `now`.
     pub fn admit(&mut self, input: &ClientInput, now: u64) -> Result<PeerInput, Rejected> {
+        let mut out = self.admit_packet(input, &[], now)?;
+        out.pop().ok_or(Rejected::Stale)
+    }
+
+    /// Checks one `MsgClientInput` and the copies of earlier inputs it carries (`copies`, any
+    /// order; at most `fl_protocol::tlv::MAX_REDUNDANT_INPUTS` are looked at). The packet pays
+    /// one flood token and passes the version check once; then every input whose sequence
+    /// number was not taken yet is sanitised and returned, oldest first. Err only when the
+    /// whole packet is refused (version, flood); a packet with nothing new gives `Ok([])` and
+    /// counts as stale.
+    pub fn admit_packet(
+        &mut self,
+        input: &ClientInput,
+        copies: &[ClientInput],
+        now: u64,
+    ) -> Result<Vec<PeerInput>, Rejected> {
         if input.protocol_version != PROTOCOL_VERSION {
             self.rejected_version += 1;
             return Err(Rejected::Version(input.protocol_version));
@@ -123,22 +150,71 @@ impl InputGate {
             return Err(Rejected::Flood);
         }
         self.tokens -= 1.0;
-        if let Some(last) = self.last_seq
-            && !seq32_newer(input.seq_num, last)
-        {
-            self.rejected_stale += 1;
-            return Err(Rejected::Stale);
+        let mut out = Vec::new();
+        // The copies first (they are older), so the newest sets the window last.
+        let copies = &copies[..copies.len().min(fl_protocol::tlv::MAX_REDUNDANT_INPUTS)];
+        for (i, c) in copies.iter().chain(std::iter::once(input)).enumerate() {
+            let is_copy = i < copies.len();
+            if !self.take_seq(c.seq_num) {
+                if !is_copy {
+                    self.rejected_stale += 1;
+                }
+                continue;
+            }
+            if is_copy {
+                self.accepted_copies += 1;
+            }
+            let wire = sanitize(c, now);
+            out.push(PeerInput {
+                seq: wire.seq_num,
+                ack: AckStamp {
+                    high: wire.tick_index,
+                    mask: wire.ack_mask,
+                },
+                wire,
+            });
         }
-        self.last_seq = Some(input.seq_num);
-        let wire = sanitize(input, now);
-        Ok(PeerInput {
-            seq: wire.seq_num,
-            ack: AckStamp {
-                high: wire.tick_index,
-                mask: wire.ack_mask,
-            },
-            wire,
-        })
+        out.sort_by(|a, b| {
+            if a.seq == b.seq {
+                std::cmp::Ordering::Equal
+            } else if seq32_newer(b.seq, a.seq) {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            }
+        });
+        Ok(out)
+    }
+
+    /// Marks `seq` taken; false when it was taken already or is older than the window.
+    fn take_seq(&mut self, seq: u32) -> bool {
+        let Some(last) = self.last_seq else {
+            self.last_seq = Some(seq);
+            self.seen = 0;
+            return true;
+        };
+        if seq32_newer(seq, last) {
+            let d = seq.wrapping_sub(last);
+            self.seen = if d > SEQ_WINDOW {
+                0
+            } else if d == SEQ_WINDOW {
+                1 << (SEQ_WINDOW - 1)
+            } else {
+                (self.seen << d) | (1 << (d - 1))
+            };
+            self.last_seq = Some(seq);
+            return true;
+        }
+        let age = last.wrapping_sub(seq);
+        if age == 0 || age > SEQ_WINDOW {
+            return false;
+        }
+        let bit = 1u64 << (age - 1);
+        if self.seen & bit != 0 {
+            return false;
+        }
+        self.seen |= bit;
+        true
     }
 }
 
@@ -185,7 +261,15 @@ mod tests {
         let mut g = InputGate::new(FloodLimit::default());
         assert!(g.admit(&input(5), 0).is_ok());
         assert_eq!(g.admit(&input(5), 0), Err(Rejected::Stale));
+        // An older input not seen yet is taken once (a reordered packet): its slot may not
+        // have passed; the jitter buffer drops it if it has.
+        assert!(g.admit(&input(4), 0).is_ok());
         assert_eq!(g.admit(&input(4), 0), Err(Rejected::Stale));
+        assert_eq!(
+            g.admit(&input(5u32.wrapping_sub(SEQ_WINDOW + 1)), 0),
+            Err(Rejected::Stale),
+            "older than the window"
+        );
         assert!(g.admit(&input(6), 0).is_ok());
         let mut bad = input(7);
         bad.protocol_version = 9;
@@ -194,6 +278,42 @@ mod tests {
         let mut g = InputGate::new(FloodLimit::default());
         assert!(g.admit(&input(u32::MAX), 0).is_ok());
         assert!(g.admit(&input(0), 0).is_ok());
+    }
+
+    #[test]
+    fn each_input_is_taken_once_from_whichever_copy_comes_first() {
+        let mut g = InputGate::new(FloodLimit::default());
+        let seqs = |v: Vec<PeerInput>| v.into_iter().map(|p| p.seq).collect::<Vec<_>>();
+        // Packet 10 carries 9, 8, 7: all new.
+        let copies = [input(9), input(8), input(7)];
+        assert_eq!(
+            seqs(g.admit_packet(&input(10), &copies, 0).expect("ok")),
+            [7, 8, 9, 10]
+        );
+        // Packet 11 (with 10, 9, 8) brings only 11; packet 13 (12, 11, 10) after a lost 12.
+        let c11 = [input(10), input(9), input(8)];
+        assert_eq!(seqs(g.admit_packet(&input(11), &c11, 0).expect("ok")), [11]);
+        let c13 = [input(12), input(11), input(10)];
+        assert_eq!(
+            seqs(g.admit_packet(&input(13), &c13, 0).expect("ok")),
+            [12, 13]
+        );
+        assert_eq!(g.accepted_copies, 4);
+        // Packet 12 arrives late: nothing new, counted stale once.
+        let c12 = [input(11), input(10), input(9)];
+        assert_eq!(g.admit_packet(&input(12), &c12, 0), Ok(vec![]));
+        assert_eq!(g.rejected_stale, 1);
+        // A hostile packet with too many copies: only the first fifteen are looked at.
+        let many: Vec<ClientInput> = (0..100).map(|s| input(100 - s)).collect();
+        let got = g.admit_packet(&input(101), &many, 1).expect("ok");
+        assert_eq!(got.len(), 16);
+        // A wrong version refuses the whole packet.
+        let mut bad = input(200);
+        bad.protocol_version = 9;
+        assert_eq!(
+            g.admit_packet(&bad, &[input(199)], 2),
+            Err(Rejected::Version(9))
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod join;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::input::{FloodLimit, InputGate, controls_from_input};
-use crate::jitter::{JitterBuffer, JitterConfig};
+use crate::jitter::{InputStats, JitterBuffer, JitterConfig};
 use crate::pool::EntityId;
 use crate::snapshot::congestion::{GovernorConfig, TickGovernor};
 use crate::snapshot::{
@@ -27,7 +27,9 @@ use fl_flight::spawn::trim_level;
 use fl_flight::{AircraftState, Controls};
 use fl_net::{Channel, DisconnectReason, PeerId, ServerEvent, ServerTransport};
 use fl_protocol::enums::{ConnectRefusalCode, PeerRole, buttons};
-use fl_protocol::tlv::Extensions;
+use fl_protocol::tlv::{
+    Ext, Extensions, expand_redundancy, milliticks_to_ticks, tag, ticks_to_milliticks,
+};
 use fl_protocol::{DecodeError, Message, Packet};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -217,6 +219,8 @@ pub struct PeerReport {
     pub snapshots: PeerSnapshotStats,
     pub jitter_depth: usize,
     pub throttle: f64,
+    /// The input timeline: repeats, late inputs, resyncs, copies used, the jitter target.
+    pub input: InputStats,
 }
 
 /// The authoritative server.
@@ -357,6 +361,10 @@ impl Server {
                 entity: p.admitted.as_ref().and_then(|a| a.entity),
                 snapshots: p.snapshots.stats,
                 jitter_depth: p.jitter.depth(),
+                input: InputStats {
+                    redundant_used: p.gate.accepted_copies,
+                    ..p.jitter.stats()
+                },
                 throttle: p.snapshots.congestion.throttle(),
             })
             .collect()
@@ -582,12 +590,27 @@ impl Server {
                 let Some(slot) = self.peers.get_mut(&peer) else {
                     return;
                 };
-                match slot.gate.admit(&input, now) {
+                // Copies of the inputs before this one (loss cover) and the client's input
+                // clock lead; a malformed entry is skipped like an unknown one.
+                let copies = match packet.ext.get(tag::INPUT_REDUNDANCY) {
+                    Some(Ext::InputRedundancy(c)) => expand_redundancy(&input, &c),
+                    _ => Vec::new(),
+                };
+                let lead = match packet.ext.get(tag::INPUT_CLOCK_LEAD) {
+                    Some(Ext::InputClockLead(v)) => Some(milliticks_to_ticks(v)),
+                    _ => None,
+                };
+                match slot.gate.admit_packet(&input, &copies, now) {
                     Ok(accepted) => {
-                        slot.snapshots.baselines.on_ack(accepted.ack);
-                        slot.camera_eye = accepted.wire.camera_eye;
-                        slot.last_delay_ticks = now.saturating_sub(accepted.ack.high);
-                        slot.jitter.push(accepted, now);
+                        // The ack stamp and camera of the packet's own (newest) input.
+                        if let Some(own) = accepted.iter().find(|a| a.seq == input.seq_num) {
+                            slot.snapshots.baselines.on_ack(own.ack);
+                            slot.camera_eye = own.wire.camera_eye;
+                            slot.last_delay_ticks = now.saturating_sub(own.ack.high);
+                        }
+                        for a in accepted {
+                            slot.jitter.push_timed(a, now, lead);
+                        }
                     }
                     Err(reason) => tracing::trace!(peer, ?reason, "input dropped"),
                 }
@@ -651,6 +674,13 @@ impl Server {
                 focus,
                 focus_velocity,
                 last_applied_seq: slot.jitter.last_applied_slot(),
+                input_timing: slot.jitter.target_lead().map(|lead| {
+                    (
+                        ticks_to_milliticks(lead),
+                        slot.jitter.depth().min(255) as u8,
+                        slot.jitter.len().min(255) as u8,
+                    )
+                }),
                 delay_ticks: slot.last_delay_ticks.min(u64::from(u16::MAX)) as u16,
                 peer_count,
                 own_state_words: words,

@@ -22,7 +22,7 @@ struct Args {
     #[arg(long, default_value_t = 0x5EED)]
     seed: u64,
     /// Only this family (decode_packet, decode_snapshot, parse_tlv, wire_json, quic_stream,
-    /// quic_datagrams, toml_read, flight_model, content_defs).
+    /// quic_datagrams, toml_read, flight_model, content_defs, client_input).
     #[arg(long)]
     family: Option<String>,
     /// Inputs to replay through every selected family instead of mutating.

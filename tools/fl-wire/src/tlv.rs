@@ -4,7 +4,7 @@
 
 use crate::json::{f32_value, f64_value, hex, parse_f32, parse_f64, unhex};
 use crate::{WireError, check_keys, jerr};
-use fl_protocol::tlv::{ArticulationEntry, CrewPose, EffectRecord, WindKnot, tag};
+use fl_protocol::tlv::{ArticulationEntry, CrewPose, EffectRecord, InputCopy, WindKnot, tag};
 use fl_protocol::{Ext, Extensions};
 use serde_json::{Map, Value, json};
 
@@ -94,6 +94,33 @@ fn value_of(ext: &Ext) -> Value {
             faction_index,
         } => json!({"caps": caps, "factionIndex": faction_index}),
         Ext::ConnectAckTypesUnchanged => Value::Null,
+        Ext::SnapshotInputTiming {
+            target_lead,
+            depth_ticks,
+            queued,
+        } => json!({"targetLead": target_lead, "depthTicks": depth_ticks, "queued": queued}),
+        Ext::InputClockLead(v) => json!(v),
+        // `null` = the same as the entry before it.
+        Ext::InputRedundancy(copies) => Value::Array(
+            copies
+                .iter()
+                .map(|c| match c {
+                    None => Value::Null,
+                    Some(c) => json!({
+                        "buttons": c.buttons,
+                        "artButtons": c.art_buttons,
+                        "selectedStation": c.selected_station,
+                        "radarMode": c.radar_mode,
+                        "flaps": c.flaps,
+                        "speedbrake": c.speedbrake,
+                        "throttle": f32_value(c.throttle),
+                        "elevator": f32_value(c.elevator),
+                        "aileron": f32_value(c.aileron),
+                        "rudder": f32_value(c.rudder),
+                    }),
+                })
+                .collect(),
+        ),
         Ext::WeatherWindProfile(knots) => Value::Array(
             knots
                 .iter()
@@ -178,6 +205,12 @@ fn array<'a>(v: &'a Value, what: &str) -> Result<&'a [Value], String> {
 
 fn f32_of(v: &Value, what: &str) -> Result<f32, String> {
     parse_f32(what, v).map_err(|e| e.to_string())
+}
+
+fn i32_of(v: &Value, what: &str) -> Result<i32, String> {
+    v.as_i64()
+        .and_then(|n| i32::try_from(n).ok())
+        .ok_or_else(|| format!("{what}: expected an i32"))
 }
 
 fn string(v: &Value, what: &str) -> Result<String, String> {
@@ -304,6 +337,38 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
             }
         }
         tag::CONNECT_ACK_TYPES_UNCHANGED => Ext::ConnectAckTypesUnchanged,
+        tag::SNAPSHOT_INPUT_TIMING => {
+            let o = object(v, name)?;
+            Ext::SnapshotInputTiming {
+                target_lead: i32_of(field(o, "targetLead"), "targetLead")?,
+                depth_ticks: num(field(o, "depthTicks"), "depthTicks")?,
+                queued: num(field(o, "queued"), "queued")?,
+            }
+        }
+        tag::INPUT_CLOCK_LEAD => Ext::InputClockLead(i32_of(v, name)?),
+        tag::INPUT_REDUNDANCY => Ext::InputRedundancy(
+            array(v, name)?
+                .iter()
+                .map(|e| {
+                    if e.is_null() {
+                        return Ok(None);
+                    }
+                    let o = object(e, name)?;
+                    Ok(Some(InputCopy {
+                        buttons: num(field(o, "buttons"), "buttons")?,
+                        art_buttons: num(field(o, "artButtons"), "artButtons")?,
+                        selected_station: num(field(o, "selectedStation"), "selectedStation")?,
+                        radar_mode: num(field(o, "radarMode"), "radarMode")?,
+                        flaps: num(field(o, "flaps"), "flaps")?,
+                        speedbrake: num(field(o, "speedbrake"), "speedbrake")?,
+                        throttle: f32_of(field(o, "throttle"), "throttle")?,
+                        elevator: f32_of(field(o, "elevator"), "elevator")?,
+                        aileron: f32_of(field(o, "aileron"), "aileron")?,
+                        rudder: f32_of(field(o, "rudder"), "rudder")?,
+                    }))
+                })
+                .collect::<Result<_, String>>()?,
+        ),
         tag::WEATHER_WIND_PROFILE => Ext::WeatherWindProfile(
             array(v, name)?
                 .iter()

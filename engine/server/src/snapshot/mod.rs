@@ -108,6 +108,8 @@ pub struct PeerContext {
     pub focus_velocity: [f64; 3],
     /// `SnapshotLastAckedSeqNum`: the last input applied for this peer.
     pub last_applied_seq: Option<u32>,
+    /// `SnapshotInputTiming`: (target lead in thousandths of a tick, target depth, queued).
+    pub input_timing: Option<(i32, u8, u8)>,
     /// Estimated delay in ticks (0 = no estimate: the latency TLVs are omitted).
     pub delay_ticks: u16,
     pub peer_count: u16,
@@ -235,6 +237,13 @@ impl PeerSnapshots {
         }
         if let Some(seq) = ctx.last_applied_seq {
             let _ = ext.push(&Ext::SnapshotLastAckedSeqNum(seq));
+        }
+        if let Some((target_lead, depth_ticks, queued)) = ctx.input_timing {
+            let _ = ext.push(&Ext::SnapshotInputTiming {
+                target_lead,
+                depth_ticks,
+                queued,
+            });
         }
         let despawns = self.baselines.take_despawns(cfg.max_despawns_per_snapshot);
         if !despawns.is_empty() {
@@ -422,6 +431,7 @@ mod tests {
 
     fn ctx(own: u32) -> PeerContext {
         PeerContext {
+            input_timing: None,
             own: Some(EntityId {
                 index: own,
                 generation: 1,
