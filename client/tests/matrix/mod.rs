@@ -247,9 +247,12 @@ pub struct ClientResult {
     /// Steady-window payload rates, bytes/s.
     pub down_bps: f64,
     pub up_bps: f64,
-    /// The client's own view at the end.
+    /// The client's own view at the end: RTT, the server's datagrams lost on the way down
+    /// over the session (sequence gaps), its own packets lost on the way up (QUIC's recent
+    /// view).
     pub rtt_ms: f64,
     pub loss: f64,
+    pub loss_up: f64,
     /// The longest wall time between snapshot arrivals after the warm-up, ms.
     pub max_gap_ms: f64,
     /// Blackout profiles: from the path returning to the first snapshot applied, ms.
@@ -719,15 +722,16 @@ fn analyse(
             .map(|(at, _)| (at - e) * 1000.0)
     });
     let summary = r.summary.clone();
-    let (correction_m, own_pop_post, visual_pops_total, rtt_ms, loss) = match &summary {
+    let (correction_m, own_pop_post, visual_pops_total, rtt_ms, loss, loss_up) = match &summary {
         Some(s) => (
             s.prediction.correction_m,
             s.render.own_pop_m.max,
             s.render.visual_pops,
             s.network.rtt_ms,
             s.network.loss,
+            s.network.loss_up,
         ),
-        None => (Summary::default(), 0.0, 0, 0.0, 0.0),
+        None => (Summary::default(), 0.0, 0, 0.0, 0.0, 0.0),
     };
     let after_resume = r.at_resume.map(|c| {
         let end = r.at_end;
@@ -775,6 +779,7 @@ fn analyse(
         up_bps: e.bytes_out.saturating_sub(w.bytes_out) as f64 / window,
         rtt_ms,
         loss,
+        loss_up,
         max_gap_ms,
         resume_ms,
         after_resume,
@@ -929,7 +934,7 @@ fn cm(m: f64) -> String {
 
 /// The Markdown header of [`row`].
 pub fn header() -> String {
-    "| profile | clients | snapshots Hz (min / mean) | interp delay ms (p50 / max) | own corrections (n / compared) | own correction p99 / max cm | own pop max cm (pops > 5 cm) | remote error vs truth m (p50 / p99 / max), target ~250 m/s | other clients' error p99 m | remote pop max m | down / up B/s per client | RTT ms client (relay 2×mean) | loss client (relay up) | bottleneck queue ms (steady / p99 / max) | server throttle min | survived |\n\
+    "| profile | clients | snapshots Hz (min / mean) | interp delay ms (p50 / max) | own corrections (n / compared) | own correction p99 / max cm | own pop max cm (pops > 5 cm) | remote error vs truth m (p50 / p99 / max), target ~250 m/s | other clients' error p99 m | remote pop max m | down / up B/s per client | RTT ms client (relay 2×mean) | loss down client (relay) / up client (relay) | bottleneck queue ms (steady / p99 / max) | server throttle min | survived |\n\
      |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         .to_owned()
 }
@@ -939,8 +944,7 @@ pub fn row(r: &MatrixResult) -> String {
     let n = r.clients.len().max(1) as f64;
     let mean_hz = r.clients.iter().map(|c| c.snapshot_hz).sum::<f64>() / n;
     let relay_rtt = r.relay.to_server.delay.mean_ms + r.relay.to_client.delay.mean_ms;
-    let relay_loss = {
-        let d = &r.relay.to_server;
+    let relay_loss = |d: &fl_net::impair::DirectionStats| {
         if d.packets_in == 0 {
             0.0
         } else {
@@ -968,7 +972,7 @@ pub fn row(r: &MatrixResult) -> String {
         };
     let survived = r.clients.iter().filter(|c| c.survived).count();
     format!(
-        "| `{}` | {} | {:.1} / {:.1} | {:.0} / {:.0} | {} / {} | {} / {} | {} ({}) | {:.3} / {:.3} / {:.3} | {} | {:.3} | {:.0} / {:.0} | {:.0} ({:.0}) | {:.3} ({:.3}) | {} | {:.3} | {}/{} |\n",
+        "| `{}` | {} | {:.1} / {:.1} | {:.0} / {:.0} | {} / {} | {} / {} | {} ({}) | {:.3} / {:.3} / {:.3} | {} | {:.3} | {:.0} / {:.0} | {:.0} ({:.0}) | {:.3} ({:.3}) / {:.3} ({:.3}) | {} | {:.3} | {}/{} |\n",
         r.options.profile,
         r.clients.len(),
         min_by(r, |c| c.snapshot_hz),
@@ -995,7 +999,9 @@ pub fn row(r: &MatrixResult) -> String {
         max_by(r, |c| c.rtt_ms),
         relay_rtt,
         max_by(r, |c| c.loss),
-        relay_loss,
+        relay_loss(&r.relay.to_client),
+        max_by(r, |c| c.loss_up),
+        relay_loss(&r.relay.to_server),
         queue,
         if r.server_throttle_min.is_finite() {
             r.server_throttle_min
