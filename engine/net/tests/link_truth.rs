@@ -130,9 +130,60 @@ fn reported_loss_and_rtt_match_the_relays_ground_truth() {
     );
     // The recent figure covers the last LOSS_IN_WINDOW datagrams: same ballpark.
     assert!((c.loss_in - relay_down).abs() < 0.05, "{c:?}");
-    // RTT: the two one-way delays, plus what acknowledgement and a busy machine add.
+    // RTT: the two one-way delays, plus what acknowledgement and a busy 2-core machine add
+    // (quinn subtracts the peer's reported ack delay; scheduling delays it cannot see).
     assert!(
-        rtt_ms >= rtt_truth_ms - 10.0 && rtt_ms <= rtt_truth_ms + 30.0,
+        rtt_ms >= rtt_truth_ms - 10.0 && rtt_ms <= rtt_truth_ms + 40.0,
         "rtt {rtt_ms} ms vs relay {rtt_truth_ms} ms"
     );
+}
+
+#[test]
+fn the_measurement_window_restarts_the_queue_delay_but_not_the_whole_run() {
+    use std::net::UdpSocket;
+    let sink = UdpSocket::bind(any_port()).expect("bind sink");
+    let sink_addr = sink.local_addr().expect("sink addr");
+    // 100 kbit/s: a burst of 20 × 500 bytes queues for up to ~0.8 s.
+    let dir = DirectionConfig {
+        rate_bps: Some(100_000),
+        queue_bytes: 20_000,
+        ..DirectionConfig::default()
+    };
+    let cfg = ImpairConfig {
+        to_server: dir.clone(),
+        to_client: dir,
+        ..ImpairConfig::default()
+    };
+    let relay = Relay::start(any_port(), sink_addr, &cfg, 1).expect("relay starts");
+    let src = UdpSocket::bind(any_port()).expect("bind source");
+    sink.set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let mut buf = [0u8; 2048];
+    let mut receive = |n: usize| {
+        let end = Instant::now() + PATIENCE;
+        let mut got = 0;
+        while got < n && Instant::now() < end {
+            if sink.recv_from(&mut buf).is_ok() {
+                got += 1;
+            }
+        }
+        got
+    };
+    for _ in 0..20 {
+        src.send_to(&[0u8; 500], relay.local_addr()).expect("send");
+    }
+    assert_eq!(receive(20), 20, "the burst arrives");
+    let whole = relay.stats().to_server.queue_delay;
+    assert!(whole.max_ms > 300.0, "{whole:?}");
+    relay.restart_window();
+    assert_eq!(relay.window_queue_delay().to_server.count, 0);
+    // Spaced packets after the restart: next to no queue.
+    for _ in 0..5 {
+        src.send_to(&[0u8; 100], relay.local_addr()).expect("send");
+        assert_eq!(receive(1), 1);
+    }
+    let window = relay.window_queue_delay().to_server;
+    assert_eq!(window.count, 5);
+    assert!(window.max_ms < 50.0, "{window:?}");
+    assert!(relay.stats().to_server.queue_delay.max_ms >= whole.max_ms);
 }

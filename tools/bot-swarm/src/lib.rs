@@ -9,7 +9,7 @@
 pub mod bot;
 
 use bot::{Bot, BotStats};
-use fl_net::impair::{ImpairConfig, Relay, RelayStats};
+use fl_net::impair::{ImpairConfig, Relay, RelayStats, WindowQueueDelay};
 use fl_net::linksim::{LinkConfig, SimEndpointConfig, SimNetwork};
 use fl_server::server::{Server, ServerConfig, SpawnPoint, TickTimings};
 use fl_server::stats::Percentiles;
@@ -235,6 +235,9 @@ pub struct ImpairReport {
     pub profile: String,
     pub seed: u64,
     pub relay: RelayStats,
+    /// The bottleneck's queueing delay over the measured window only (after the warm-up's
+    /// joins), per direction.
+    pub measured_queue_delay: WindowQueueDelay,
 }
 
 /// The server's tick phases over the measured window, in ms (nearest-rank percentiles).
@@ -479,6 +482,9 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
         for t in 0..WARMUP_TICKS + ticks {
             if t == WARMUP_TICKS {
                 reset_stats(&mut bots);
+                if let Some(r) = &relay {
+                    r.restart_window();
+                }
             }
             for b in &mut bots {
                 b.step();
@@ -501,6 +507,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
                 profile: imp.name.clone(),
                 seed: opts.seed,
                 relay: relay.stats(),
+                measured_queue_delay: relay.window_queue_delay(),
             }),
             _ => None,
         };

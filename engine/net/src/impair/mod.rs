@@ -15,7 +15,7 @@ pub use config::{
     Blackout, DirectionConfig, GilbertElliott, ImpairConfig, JitterModel, MAX_QUEUE_BYTES,
     PROFILE_BLACKOUT_START_MS, PROFILES,
 };
-pub use relay::{MAX_FLOWS, MAX_IN_FLIGHT, Relay, RelayHandle};
+pub use relay::{MAX_FLOWS, MAX_IN_FLIGHT, Relay, RelayHandle, WindowQueueDelay};
 pub use stats::{DelaySummary, DirectionStats, RelayStats};
 
 /// Why a relay could not start.

@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::model::{DirectionModel, DropReason, Verdict};
-use super::stats::{DirectionStats, Histogram, RelayStats};
+use super::stats::{DelaySummary, DirectionStats, Histogram, RelayStats};
 use super::{ImpairConfig, RelayError};
 
 /// The longest the thread sleeps without looking at its sockets.
@@ -148,6 +148,40 @@ impl RelayHandle {
     }
 }
 
+impl RelayHandle {
+    /// Starts a new measurement window for [`RelayHandle::window_queue_delay`] (a tool's
+    /// warm-up ends: joins and first baselines are not what a steady state queues).
+    pub fn restart_window(&self) {
+        let mut t = match self.stats.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for d in &mut t.dirs {
+            d.window_queue_delay = Histogram::new();
+        }
+    }
+
+    /// The bottleneck's queueing delay since the last [`RelayHandle::restart_window`] (or
+    /// the start), per direction.
+    pub fn window_queue_delay(&self) -> WindowQueueDelay {
+        let t = match self.stats.lock() {
+            Ok(t) => t,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        WindowQueueDelay {
+            to_server: t.dirs[TO_SERVER].window_queue_delay.summary(),
+            to_client: t.dirs[TO_CLIENT].window_queue_delay.summary(),
+        }
+    }
+}
+
+/// Queueing delay at the bottleneck over a measurement window, per direction.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct WindowQueueDelay {
+    pub to_server: DelaySummary,
+    pub to_client: DelaySummary,
+}
+
 impl Drop for RelayHandle {
     fn drop(&mut self) {
         self.stop.store(true, AtomicOrdering::Relaxed);
@@ -194,6 +228,8 @@ struct DirTruth {
     stats: DirectionStats,
     delay: Histogram,
     queue_delay: Histogram,
+    /// Queueing delay since the last [`RelayHandle::restart_window`].
+    window_queue_delay: Histogram,
 }
 
 /// Everything [`RelayHandle::stats`] reports.
@@ -209,6 +245,7 @@ impl Truth {
             stats: DirectionStats::default(),
             delay: Histogram::new(),
             queue_delay: Histogram::new(),
+            window_queue_delay: Histogram::new(),
         };
         Truth {
             dirs: [dir(), dir()],
@@ -386,6 +423,7 @@ impl State {
         };
         if bottleneck {
             t.queue_delay.record(queued);
+            t.window_queue_delay.record(queued);
         }
         for (k, c) in [Some(delay), duplicate].into_iter().flatten().enumerate() {
             if k > 0 {
