@@ -101,6 +101,12 @@ impl Family {
                 .iter()
                 .flat_map(|&id| (0..4u64).map(move |s| (id, s)))
                 .filter_map(|(id, s)| Packet::new(random_message(id, s)).encode().ok())
+                .chain(weather_tlv_seeds().into_iter().filter_map(|block| {
+                    // A MsgWeatherState with its TLVs, as the server broadcasts it.
+                    let mut p = Packet::new(random_message(MsgId::WeatherState, 0));
+                    p.ext = Extensions::parse(&block);
+                    p.encode().ok()
+                }))
                 .collect(),
             Family::DecodeSnapshot => (0..24u64)
                 .filter_map(|s| {
@@ -111,6 +117,7 @@ impl Family {
                 .collect(),
             Family::ParseTlv => (0..24u64)
                 .map(|s| random_extensions(s).as_bytes().to_vec())
+                .chain(weather_tlv_seeds())
                 .collect(),
             Family::QuicStream => quic_stream_seeds(),
             Family::QuicDatagrams => quic_datagram_seeds(),
@@ -366,6 +373,39 @@ fn check_snapshot(data: &[u8]) {
     check_packet(&bytes);
 }
 
+/// TLV blocks as a `MsgWeatherState` carries them: the wind profile, the epoch and the copies
+/// of the windows announced before it (0–3 copies, 0–4 knots each).
+fn weather_tlv_seeds() -> Vec<Vec<u8>> {
+    use fl_protocol::tlv::{WeatherWindowCopy, WindKnot};
+    let knots = |n: u16, f: f32| -> Vec<WindKnot> {
+        (0..n)
+            .map(|i| WindKnot {
+                alt_m: f32::from(i) * 3000.0,
+                wind_x: f + f32::from(i),
+                wind_z: -f,
+            })
+            .collect()
+    };
+    (0..6u16)
+        .map(|s| {
+            let mut ext = Extensions::new();
+            let _ = ext.push(&Ext::WeatherWindProfile(knots(s % 4, 2.5)));
+            let _ = ext.push(&Ext::WeatherEpoch(600 + u64::from(s) * 10));
+            let copies = (1..=s % 4)
+                .map(|k| WeatherWindowCopy {
+                    back_ticks: k * 10,
+                    wind_x: f32::from(k),
+                    wind_z: -0.5,
+                    turbulence_amp: 0.2 * f32::from(s),
+                    profile: knots((s + k) % 5, f32::from(k)),
+                })
+                .collect();
+            let _ = ext.push(&Ext::WeatherWindowCopies(copies));
+            ext.as_bytes().to_vec()
+        })
+        .collect()
+}
+
 fn client_input_seeds() -> Vec<Vec<u8>> {
     use fl_protocol::msg::world::ClientInput;
     use fl_protocol::tlv::input_redundancy;
@@ -444,6 +484,10 @@ fn check_tlv(data: &[u8]) {
     );
     for entry in ext.iter() {
         if let Ok(typed) = Ext::parse(entry.tag, entry.data) {
+            if let Ext::WeatherWindowCopies(copies) = &typed {
+                assert!(copies.len() <= fl_protocol::tlv::MAX_WEATHER_COPIES);
+                assert!(copies.iter().all(|c| c.back_ticks > 0));
+            }
             let mut payload = Vec::new();
             typed.encode_payload(&mut payload);
             let back = Ext::parse(entry.tag, &payload).expect("a typed entry re-parses");

@@ -35,6 +35,8 @@ pub mod tag {
     pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
     /// Our addition: the tick from which a `MsgWeatherState`'s values apply.
     pub const WEATHER_EPOCH: u16 = 0x0401;
+    /// Our addition: compact copies of the weather windows announced just before this one.
+    pub const WEATHER_WINDOW_COPIES: u16 = 0x0402;
     pub const CONNECT_SEAT_CLAIM: u16 = 0x0500;
     pub const CONNECT_IDENTITY: u16 = 0x0501;
     pub const CONNECT_JOIN_PASSWORD: u16 = 0x0502;
@@ -60,6 +62,7 @@ pub mod tag {
             INPUT_CLOCK_LEAD => "InputClockLead",
             WEATHER_WIND_PROFILE => "WeatherWindProfile",
             WEATHER_EPOCH => "WeatherEpoch",
+            WEATHER_WINDOW_COPIES => "WeatherWindowCopies",
             CONNECT_SEAT_CLAIM => "ConnectSeatClaim",
             CONNECT_IDENTITY => "ConnectIdentity",
             CONNECT_JOIN_PASSWORD => "ConnectJoinPassword",
@@ -92,6 +95,9 @@ pub const MAX_OWN_STATE_WORDS: usize = 64;
 pub const OWN_STATE_FORMAT: u16 = 1;
 /// Most earlier inputs one `InputRedundancy` may carry (its same-mask is 16 bits).
 pub const MAX_REDUNDANT_INPUTS: usize = 15;
+/// Most weather window copies one `WeatherWindowCopies` entry may carry (more refuse the entry;
+/// the encoder cuts the list).
+pub const MAX_WEATHER_COPIES: usize = 8;
 /// Bytes of one full `InputRedundancy` entry.
 pub const INPUT_COPY_BYTES: usize = 22;
 /// `InputClockLead` and `SnapshotInputTiming` count ticks in thousandths.
@@ -280,6 +286,20 @@ pub struct WindKnot {
     pub wind_z: f32,
 }
 
+/// One weather window carried again (`WeatherWindowCopies`): everything the wind field of that
+/// window is made of, as the f32 its own `MsgWeatherState` carried. Its first tick is the
+/// carrying message's `WeatherEpoch` minus `back_ticks`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WeatherWindowCopy {
+    /// How many ticks before the carrying message's epoch this window starts (> 0).
+    pub back_ticks: u16,
+    pub wind_x: f32,
+    pub wind_z: f32,
+    pub turbulence_amp: f32,
+    /// The window's `WeatherWindProfile` knots (empty: none was sent).
+    pub profile: Vec<WindKnot>,
+}
+
 /// One earlier input carried again (`InputRedundancy`): every field that steers the aircraft.
 /// The camera eye, view axis and ack stamp are not repeated: the newest message's are the ones
 /// that matter.
@@ -452,6 +472,10 @@ pub enum Ext {
     /// server announces each weather window ahead of time, so client prediction integrates
     /// every tick with exactly the server's wind.
     WeatherEpoch(u64),
+    /// Copies of the weather windows announced just before the carrying message's, so that a
+    /// lost `MsgWeatherState` costs no window: `{u8 count, then per copy u16 backTicks, f32
+    /// windX, f32 windZ, f32 turbulenceAmp, u8 knotCount, knots (12 bytes each)}`.
+    WeatherWindowCopies(Vec<WeatherWindowCopy>),
     ConnectSeatClaim {
         entity_idx: u32,
         entity_gen: u32,
@@ -560,6 +584,7 @@ impl Ext {
             Ext::InputClockLead(_) => tag::INPUT_CLOCK_LEAD,
             Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
             Ext::WeatherEpoch(_) => tag::WEATHER_EPOCH,
+            Ext::WeatherWindowCopies(_) => tag::WEATHER_WINDOW_COPIES,
             Ext::ConnectSeatClaim { .. } => tag::CONNECT_SEAT_CLAIM,
             Ext::ConnectIdentity(_) => tag::CONNECT_IDENTITY,
             Ext::ConnectJoinPassword(_) => tag::CONNECT_JOIN_PASSWORD,
@@ -775,6 +800,46 @@ impl Ext {
                 let v = c.u64()?;
                 exact(c, Ext::WeatherEpoch(v))
             }
+            tag::WEATHER_WINDOW_COPIES => {
+                let count = usize::from(c.u8()?);
+                if count > MAX_WEATHER_COPIES {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!("{count} copies exceed {MAX_WEATHER_COPIES}"),
+                    });
+                }
+                let mut out = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let back_ticks = c.u16()?;
+                    if back_ticks == 0 {
+                        return Err(ExtError::BadPayload {
+                            name,
+                            reason: "a copy of the message's own window (back 0)".into(),
+                        });
+                    }
+                    let wind_x = c.f32()?;
+                    let wind_z = c.f32()?;
+                    let turbulence_amp = c.f32()?;
+                    let knots = c.u8()?;
+                    // Bounded by the bytes actually present, not the claimed count.
+                    let mut profile = Vec::with_capacity(usize::from(knots).min(c.rest.len() / 12));
+                    for _ in 0..knots {
+                        profile.push(WindKnot {
+                            alt_m: c.f32()?,
+                            wind_x: c.f32()?,
+                            wind_z: c.f32()?,
+                        });
+                    }
+                    out.push(WeatherWindowCopy {
+                        back_ticks,
+                        wind_x,
+                        wind_z,
+                        turbulence_amp,
+                        profile,
+                    });
+                }
+                exact(c, Ext::WeatherWindowCopies(out))
+            }
             tag::CONNECT_SEAT_CLAIM => {
                 let entity_idx = c.u32()?;
                 let entity_gen = c.u32()?;
@@ -931,6 +996,24 @@ impl Ext {
                 }
             }
             Ext::WeatherEpoch(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Ext::WeatherWindowCopies(copies) => {
+                let copies = &copies[..copies.len().min(MAX_WEATHER_COPIES)];
+                out.push(copies.len() as u8);
+                for w in copies {
+                    // A back of 0 would be refused on decode; 1 is the nearest valid one.
+                    out.extend_from_slice(&w.back_ticks.max(1).to_le_bytes());
+                    for f in [w.wind_x, w.wind_z, w.turbulence_amp] {
+                        out.extend_from_slice(&f.to_le_bytes());
+                    }
+                    let knots = &w.profile[..w.profile.len().min(255)];
+                    out.push(knots.len() as u8);
+                    for k in knots {
+                        out.extend_from_slice(&k.alt_m.to_le_bytes());
+                        out.extend_from_slice(&k.wind_x.to_le_bytes());
+                        out.extend_from_slice(&k.wind_z.to_le_bytes());
+                    }
+                }
+            }
             Ext::ConnectSeatClaim {
                 entity_idx,
                 entity_gen,
@@ -1053,6 +1136,26 @@ mod tests {
                 wind_x: 5.0,
                 wind_z: -1.0,
             }]),
+            Ext::WeatherWindowCopies(vec![
+                WeatherWindowCopy {
+                    back_ticks: 10,
+                    wind_x: 3.5,
+                    wind_z: -0.0,
+                    turbulence_amp: 0.25,
+                    profile: vec![WindKnot {
+                        alt_m: 3000.0,
+                        wind_x: 6.0,
+                        wind_z: -2.0,
+                    }],
+                },
+                WeatherWindowCopy {
+                    back_ticks: 20,
+                    wind_x: f32::MIN_POSITIVE,
+                    wind_z: 1.0,
+                    turbulence_amp: 0.0,
+                    profile: Vec::new(),
+                },
+            ]),
             Ext::ConnectSeatClaim {
                 entity_idx: 1,
                 entity_gen: 2,
@@ -1080,6 +1183,31 @@ mod tests {
         assert!(Ext::parse(tag::SNAPSHOT_CREW, &[255]).is_err());
         // Wind profile claims 255 knots in 3 bytes.
         assert!(Ext::parse(tag::WEATHER_WIND_PROFILE, &[255, 0, 0]).is_err());
+        // Window copies: too many, a short entry, a copy claiming 255 knots with none, a copy
+        // of the message's own window, trailing bytes.
+        assert!(Ext::parse(tag::WEATHER_WINDOW_COPIES, &[9]).is_err());
+        assert!(Ext::parse(tag::WEATHER_WINDOW_COPIES, &[1, 10, 0, 0]).is_err());
+        let mut one = vec![1u8, 10, 0];
+        one.extend_from_slice(&[0; 12]);
+        one.push(255);
+        assert!(Ext::parse(tag::WEATHER_WINDOW_COPIES, &one).is_err());
+        one[15] = 0;
+        assert!(Ext::parse(tag::WEATHER_WINDOW_COPIES, &one).is_ok());
+        one.push(0);
+        assert!(
+            Ext::parse(tag::WEATHER_WINDOW_COPIES, &one).is_err(),
+            "trailing"
+        );
+        one.pop();
+        one[1] = 0;
+        assert!(
+            Ext::parse(tag::WEATHER_WINDOW_COPIES, &one).is_err(),
+            "back 0"
+        );
+        assert_eq!(
+            Ext::parse(tag::WEATHER_WINDOW_COPIES, &[0]),
+            Ok(Ext::WeatherWindowCopies(Vec::new()))
+        );
         // Articulation mask with 16 channels and no values.
         assert!(Ext::parse(tag::SNAPSHOT_ARTICULATION, &[0, 0, 0, 0, 0xFF, 0xFF]).is_err());
         assert!(Ext::parse(tag::SNAPSHOT_PEER_COUNT, &[1, 2, 3]).is_err());

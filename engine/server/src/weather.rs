@@ -2,7 +2,11 @@
 //! with its wind, gusts, turbulence amplitude, fog and altitude wind profile, quantized into
 //! 10-tick windows. Each window's values are what the wire carries (f32), and they are exactly
 //! what the world integrates with — so the `MsgWeatherState` the server announces one second
-//! ahead (with a `WeatherEpoch` TLV) lets client prediction reproduce every tick's wind.
+//! ahead (with a `WeatherEpoch` TLV) lets client prediction reproduce every tick's wind. The
+//! broadcast is unreliable, so each message also carries compact copies of the
+//! [`COPY_WINDOWS`] windows announced before it (`WeatherWindowCopies`): every window travels in
+//! three datagrams, the last still [`LEAD_TICKS`]` − 20` ticks ahead of its first tick, and a lost
+//! message (or two in a row) costs the client no window.
 //!
 //! Also the one conversion from a weather message to an `fl_flight::env::WindField`, shared by
 //! the server and client prediction.
@@ -11,12 +15,17 @@ use fl_flight::env::WindField;
 use fl_flight::math::Vec3;
 use fl_protocol::enums::WeatherPreset;
 use fl_protocol::msg::world::WeatherState;
-use fl_protocol::tlv::{Ext, Extensions, WindKnot};
+use fl_protocol::tlv::{Ext, Extensions, WeatherWindowCopy, WindKnot};
 
 /// Ticks per weather window (the spec's broadcast cadence).
 pub const WINDOW_TICKS: u64 = 10;
 /// How far ahead of its first tick a window is announced.
 pub const LEAD_TICKS: u64 = 60;
+/// Earlier windows each announcement repeats as compact copies. Window `W` is announced on
+/// tick `W − 60` and copied on `W − 50` and `W − 40`: the last copy still arrives before a
+/// client predicts `W` as long as its round trip plus input buffer stays under 40 ticks
+/// (≈ 670 ms), and all three are lost together at 3 % random loss once in ~37,000 windows.
+pub const COPY_WINDOWS: u64 = 2;
 const TICKS_PER_HOUR: f64 = 60.0 * 3600.0;
 
 /// One preset's weather.
@@ -201,9 +210,10 @@ impl Weather {
     }
 
     /// The message (and its TLVs, `WeatherEpoch` included) describing the window that starts at
-    /// `epoch`.
+    /// `epoch`, with copies of the [`COPY_WINDOWS`] windows before it (those that exist).
     pub fn announcement(&self, epoch: u64) -> (WeatherState, Extensions) {
-        let c = self.conditions(Self::window_start(epoch));
+        let epoch = Self::window_start(epoch);
+        let c = self.conditions(epoch);
         let msg = WeatherState {
             preset: c.preset,
             time_of_day_tenths: c.time_of_day_tenths,
@@ -219,6 +229,23 @@ impl Weather {
             let _ = ext.push(&Ext::WeatherWindProfile(c.profile));
         }
         let _ = ext.push(&Ext::WeatherEpoch(c.epoch));
+        let copies: Vec<WeatherWindowCopy> = (1..=COPY_WINDOWS)
+            .filter_map(|k| epoch.checked_sub(k * WINDOW_TICKS))
+            .map(|e| {
+                let w = self.conditions(e);
+                WeatherWindowCopy {
+                    // At most COPY_WINDOWS × WINDOW_TICKS = 20: always fits.
+                    back_ticks: u16::try_from(epoch - e).unwrap_or(u16::MAX),
+                    wind_x: w.wind_x,
+                    wind_z: w.wind_z,
+                    turbulence_amp: w.turbulence,
+                    profile: w.profile,
+                }
+            })
+            .collect();
+        if !copies.is_empty() {
+            let _ = ext.push(&Ext::WeatherWindowCopies(copies));
+        }
         (msg, ext)
     }
 
@@ -268,6 +295,12 @@ pub fn wind_field_from_message(msg: &WeatherState, ext: &Extensions) -> WindFiel
     wind_field(msg.wind_x, msg.wind_z, msg.turbulence_amp, &profile)
 }
 
+/// The wind field of a window copy (`WeatherWindowCopies`): the same conversion as its own
+/// message's, so a copy gives the same field bit for bit.
+pub fn wind_field_from_copy(copy: &WeatherWindowCopy) -> WindField {
+    wind_field(copy.wind_x, copy.wind_z, copy.turbulence_amp, &copy.profile)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +328,58 @@ mod tests {
             }
         }
         assert!(w.broadcast(5).is_none());
+    }
+
+    /// Every copy in every broadcast describes exactly the wind the world uses in the window it
+    /// names, and each window is carried by three consecutive broadcasts, the last one
+    /// `LEAD_TICKS − 20` ticks before the window's first tick.
+    #[test]
+    fn each_window_rides_the_next_broadcasts_as_exact_copies() {
+        let w = Weather::new(WeatherConfig {
+            // Short presets: copies across a preset change (another turbulence and profile).
+            preset_ticks: 100,
+            ..WeatherConfig::default()
+        });
+        let mut carried: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+        for b in (0..2000).step_by(10) {
+            let (msg, ext) = w.broadcast(b).expect("a broadcast tick");
+            let Some(Ext::WeatherEpoch(epoch)) = ext.get(tag::WEATHER_EPOCH) else {
+                panic!("epoch TLV missing");
+            };
+            carried.entry(epoch).or_default().push(b);
+            assert_eq!(wind_field_from_message(&msg, &ext), w.wind_field(epoch));
+            let Some(Ext::WeatherWindowCopies(copies)) = ext.get(tag::WEATHER_WINDOW_COPIES) else {
+                panic!("copies missing at {b}");
+            };
+            assert_eq!(copies.len() as u64, COPY_WINDOWS);
+            for c in &copies {
+                let e = epoch - u64::from(c.back_ticks);
+                assert_eq!(e % WINDOW_TICKS, 0);
+                carried.entry(e).or_default().push(b);
+                for t in e..e + WINDOW_TICKS {
+                    assert_eq!(wind_field_from_copy(c), w.wind_field(t), "copy of {e}");
+                }
+            }
+        }
+        for (epoch, by) in carried.range(LEAD_TICKS + 30..2000) {
+            assert_eq!(
+                by,
+                &vec![
+                    epoch - LEAD_TICKS,
+                    epoch - LEAD_TICKS + 10,
+                    epoch - LEAD_TICKS + 20
+                ],
+                "window {epoch}"
+            );
+        }
+        // The first windows of a fresh server have no windows before them to copy.
+        let (_, ext) = w.announcement(0);
+        assert!(ext.get(tag::WEATHER_WINDOW_COPIES).is_none());
+        let (_, ext) = w.announcement(10);
+        assert!(matches!(
+            ext.get(tag::WEATHER_WINDOW_COPIES),
+            Some(Ext::WeatherWindowCopies(c)) if c.len() == 1 && c[0].back_ticks == 10
+        ));
     }
 
     #[test]

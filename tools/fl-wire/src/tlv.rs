@@ -4,7 +4,9 @@
 
 use crate::json::{f32_value, f64_value, hex, parse_f32, parse_f64, unhex};
 use crate::{WireError, check_keys, jerr};
-use fl_protocol::tlv::{ArticulationEntry, CrewPose, EffectRecord, InputCopy, WindKnot, tag};
+use fl_protocol::tlv::{
+    ArticulationEntry, CrewPose, EffectRecord, InputCopy, WeatherWindowCopy, WindKnot, tag,
+};
 use fl_protocol::{Ext, Extensions};
 use serde_json::{Map, Value, json};
 
@@ -31,6 +33,28 @@ fn canonical(ext: &Ext, data: &[u8]) -> bool {
     let mut again = Vec::with_capacity(data.len());
     ext.encode_payload(&mut again);
     again == data
+}
+
+fn knot_json(k: &WindKnot) -> Value {
+    json!({
+        "altM": f32_value(k.alt_m),
+        "windX": f32_value(k.wind_x),
+        "windZ": f32_value(k.wind_z),
+    })
+}
+
+fn knots_from_json(v: &Value, what: &str) -> Result<Vec<WindKnot>, String> {
+    array(v, what)?
+        .iter()
+        .map(|k| {
+            let o = object(k, what)?;
+            Ok(WindKnot {
+                alt_m: f32_of(field(o, "altM"), "altM")?,
+                wind_x: f32_of(field(o, "windX"), "windX")?,
+                wind_z: f32_of(field(o, "windZ"), "windZ")?,
+            })
+        })
+        .collect()
 }
 
 fn value_of(ext: &Ext) -> Value {
@@ -121,14 +145,17 @@ fn value_of(ext: &Ext) -> Value {
                 })
                 .collect(),
         ),
-        Ext::WeatherWindProfile(knots) => Value::Array(
-            knots
+        Ext::WeatherWindProfile(knots) => Value::Array(knots.iter().map(knot_json).collect()),
+        Ext::WeatherWindowCopies(copies) => Value::Array(
+            copies
                 .iter()
-                .map(|k| {
+                .map(|w| {
                     json!({
-                        "altM": f32_value(k.alt_m),
-                        "windX": f32_value(k.wind_x),
-                        "windZ": f32_value(k.wind_z),
+                        "backTicks": w.back_ticks,
+                        "windX": f32_value(w.wind_x),
+                        "windZ": f32_value(w.wind_z),
+                        "turbulenceAmp": f32_value(w.turbulence_amp),
+                        "profile": w.profile.iter().map(knot_json).collect::<Vec<_>>(),
                     })
                 })
                 .collect(),
@@ -369,15 +396,18 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
                 })
                 .collect::<Result<_, String>>()?,
         ),
-        tag::WEATHER_WIND_PROFILE => Ext::WeatherWindProfile(
+        tag::WEATHER_WIND_PROFILE => Ext::WeatherWindProfile(knots_from_json(v, name)?),
+        tag::WEATHER_WINDOW_COPIES => Ext::WeatherWindowCopies(
             array(v, name)?
                 .iter()
-                .map(|k| {
-                    let o = object(k, name)?;
-                    Ok(WindKnot {
-                        alt_m: f32_of(field(o, "altM"), "altM")?,
+                .map(|w| {
+                    let o = object(w, name)?;
+                    Ok(WeatherWindowCopy {
+                        back_ticks: num(field(o, "backTicks"), "backTicks")?,
                         wind_x: f32_of(field(o, "windX"), "windX")?,
                         wind_z: f32_of(field(o, "windZ"), "windZ")?,
+                        turbulence_amp: f32_of(field(o, "turbulenceAmp"), "turbulenceAmp")?,
+                        profile: knots_from_json(field(o, "profile"), "profile")?,
                     })
                 })
                 .collect::<Result<_, String>>()?,

@@ -164,3 +164,34 @@ fn bracketed_spec_spellings_are_accepted_on_encode() {
     assert_eq!(back["records"][0]["id"], "blue");
     assert_eq!(back["records"][0]["name"], "Blue");
 }
+
+#[test]
+fn weather_window_copies_are_typed_and_survive_json() {
+    use fl_protocol::tlv::{Ext, WeatherWindowCopy, WindKnot};
+    let mut packet = Packet::new(random_message(MsgId::WeatherState, 3));
+    packet.ext.push(&Ext::WeatherEpoch(660)).expect("fits");
+    let copy = |back_ticks: u16, knots: usize| WeatherWindowCopy {
+        back_ticks,
+        wind_x: 3.25,
+        wind_z: -0.0,
+        turbulence_amp: 0.2,
+        profile: (0..knots)
+            .map(|i| WindKnot {
+                alt_m: i as f32 * 3000.0,
+                wind_x: f32::MIN_POSITIVE,
+                wind_z: 1.0 / 3.0,
+            })
+            .collect(),
+    };
+    packet
+        .ext
+        .push(&Ext::WeatherWindowCopies(vec![copy(10, 3), copy(20, 0)]))
+        .expect("fits");
+    let bytes = packet.encode().expect("encodes");
+    let v = fl_wire::decode_to_json(&bytes).expect("decodes");
+    let entry = &v["ext"][1];
+    assert_eq!(entry["name"], "WeatherWindowCopies", "{v}");
+    assert_eq!(entry["value"][0]["backTicks"], 10, "typed, not raw: {v}");
+    assert_eq!(entry["value"][0]["profile"].as_array().map(Vec::len), Some(3));
+    assert_eq!(through_json(&bytes), bytes);
+}
