@@ -6,10 +6,9 @@
 //! every slot with its own input. The server's input buffer holds only as many ticks as the
 //! measured arrival jitter needs, and the client's input clock is steered to keep it there.
 //!
-//! Corrections that remain on this link are not the input path's: they are predictions made
-//! without the server's weather window for every step (a lost `MsgWeatherState`), counted as
-//! not exact-basis; every exact-basis prediction is exact and no correction is a server
-//! repeat.
+//! Every exact-basis prediction is exact and no correction is a server repeat. (Corrections of
+//! another kind — predictions made without the server's weather window for a step, after a lost
+//! `MsgWeatherState` — are the weather's: `tests/weather_windows.rs` proves those gone too.)
 
 use fighters_legacy::autopilot::Aerobatics;
 use fighters_legacy::headless::summarize;
