@@ -398,12 +398,24 @@ pub(crate) fn early_reason(err: &ConnectionError) -> DisconnectReason {
         ConnectionError::ApplicationClosed(close) => {
             DisconnectReason::Remote(String::from_utf8_lossy(&close.reason).into_owned())
         }
+        ConnectionError::ConnectionClosed(close) if is_alpn_mismatch(close) => {
+            DisconnectReason::Remote(ALPN_MISMATCH.to_owned())
+        }
         ConnectionError::ConnectionClosed(close) => {
             DisconnectReason::Remote(format!("transport close: {close}"))
         }
         ConnectionError::TimedOut => DisconnectReason::TimedOut,
         other => DisconnectReason::Transport(other.to_string()),
     }
+}
+
+/// What a player reads when the other side speaks another transport version.
+pub(crate) const ALPN_MISMATCH: &str = "the server runs an incompatible version of the game \
+     (its network transport differs from this build's); update the game or the server";
+
+/// The handshake failed because the two sides share no ALPN protocol: different builds.
+fn is_alpn_mismatch(close: &quinn::ConnectionClose) -> bool {
+    close.error_code == quinn::TransportErrorCode::crypto(super::TLS_ALERT_NO_APPLICATION_PROTOCOL)
 }
 
 async fn write_frames(

@@ -39,8 +39,14 @@ pub mod fuzzing {
     pub use super::wire::{fuzz_datagrams, fuzz_stream};
 }
 
-/// The ALPN protocol both sides require.
-pub const ALPN: &[u8] = b"fighters-legacy/1";
+/// The ALPN protocol both sides require. The number is the transport's wire version: it
+/// changes whenever the framing changes incompatibly (2: every datagram starts with a 16-bit
+/// sequence number), so two builds that could not talk refuse each other in the handshake
+/// with a clear reason instead of exchanging datagrams neither can read.
+pub const ALPN: &[u8] = b"fighters-legacy/2";
+
+/// The TLS alert a peer sends when no ALPN protocol is shared (RFC 8446 / RFC 7301).
+const TLS_ALERT_NO_APPLICATION_PROTOCOL: u8 = 120;
 
 /// The largest reliable frame a peer may announce (a bigger one closes the connection).
 pub const MAX_FRAME: usize = crate::MAX_RELIABLE_MESSAGE;

@@ -320,3 +320,69 @@ fn a_dead_link_times_out_on_both_sides_and_stalls_nobody() {
     still_works(&mut server, &mut good, good_peer);
     drop(relay);
 }
+
+/// A server of another transport version (an older ALPN) refuses this build in the handshake,
+/// and the client's reason says so in words a player can act on.
+#[test]
+fn a_server_of_another_transport_version_is_named_as_such() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let identity = super::identity::ServerIdentity::load_or_create(dir.path()).expect("identity");
+    let fingerprint = identity.fingerprint();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut tls = rustls::ServerConfig::builder_with_provider(super::provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("tls13")
+        .with_no_client_auth()
+        .with_single_cert(vec![identity.cert.clone()], identity.key.clone_key())
+        .expect("cert");
+    tls.alpn_protocols = vec![b"fighters-legacy/1".to_vec()];
+    assert_ne!(
+        tls.alpn_protocols[0], ALPN,
+        "the test needs a version this build does not speak"
+    );
+    let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls).expect("quic tls");
+    let endpoint = {
+        let _guard = rt.enter();
+        quinn::Endpoint::server(
+            quinn::ServerConfig::with_crypto(Arc::new(crypto)),
+            loopback(),
+        )
+        .expect("bind")
+    };
+    let addr = endpoint.local_addr().expect("addr");
+    // Accept (and drive) the handshake attempt so the server's refusal goes out.
+    let accepting = endpoint.clone();
+    rt.spawn(async move {
+        if let Some(incoming) = accepting.accept().await {
+            let _ = incoming.await;
+        }
+    });
+
+    let mut client = QuicClient::connect_with(
+        addr,
+        "127.0.0.1",
+        TrustPolicy::Pinned(fingerprint),
+        ClientConfig::default(),
+    )
+    .expect("client");
+    let mut events = Vec::new();
+    let reason = pump("the refusal", || {
+        client.poll(&mut events);
+        events.drain(..).find_map(|e| match e {
+            ClientEvent::Disconnected { reason } => Some(reason),
+            _ => None,
+        })
+    });
+    assert_eq!(
+        reason,
+        DisconnectReason::Remote(super::link::ALPN_MISMATCH.to_owned()),
+        "{reason}"
+    );
+    drop(client);
+    endpoint.close(0u32.into(), b"done");
+    rt.shutdown_timeout(Duration::from_secs(1));
+}
