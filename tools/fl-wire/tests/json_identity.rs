@@ -192,6 +192,9 @@ fn weather_window_copies_are_typed_and_survive_json() {
     let entry = &v["ext"][1];
     assert_eq!(entry["name"], "WeatherWindowCopies", "{v}");
     assert_eq!(entry["value"][0]["backTicks"], 10, "typed, not raw: {v}");
-    assert_eq!(entry["value"][0]["profile"].as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        entry["value"][0]["profile"].as_array().map(Vec::len),
+        Some(3)
+    );
     assert_eq!(through_json(&bytes), bytes);
 }
