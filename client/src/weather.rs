@@ -5,9 +5,11 @@
 //!
 //! The broadcast is unreliable; each message also carries copies of the windows announced
 //! just before it (`WeatherWindowCopies`), and a window whose own message was lost is taken
-//! from the first copy that arrives — in time, because the server announces each window a
-//! second ahead and its last copy 40 ticks ahead. A copy only fills a window the timeline does
-//! not have; it never replaces one heard from its own message.
+//! from the first copy that arrives. That is in time: prediction replays its unacknowledged
+//! inputs at every snapshot, so a window is needed exactly only from the snapshots of the ticks
+//! just before it, and its last copy leaves the server 40 ticks before those. A copy only
+//! fills a window the timeline does not have; it never replaces one heard from its own
+//! message.
 //!
 //! Owns the windows and their `WindField`s (built once per message with fl-server's own
 //! conversion). Must not: guess ticks from the wall clock. A message from an older server without
@@ -209,8 +211,9 @@ mod tests {
     }
 
     /// Any one broadcast lost, or any two in a row: every tick still gets the server's wind,
-    /// from copies that arrived before the tick's window is due (the broadcast of tick `b` is
-    /// heard before prediction needs tick `b + 20`).
+    /// from copies that arrived before the tick's window is due (checked as if the broadcast of
+    /// tick `b` were heard only just before prediction needs tick `b + 20`: stricter than any
+    /// link, where prediction for a tick is replayed until about the snapshot of that tick).
     #[test]
     fn lost_broadcasts_are_filled_from_the_copies_in_time() {
         let server = Weather::new(WeatherConfig {
@@ -226,8 +229,7 @@ mod tests {
                     tl.on_message(&m, &ext, 0);
                 }
                 for &b in &broadcasts {
-                    // Prediction for tick b + 20 (ahead of the server by the round trip and
-                    // the input buffer, under 40 ticks) happens after this broadcast arrived.
+                    // Prediction for tick b + 20 needs its window once this broadcast is in.
                     if !lost.contains(&b) {
                         let (m, ext) = server.broadcast(b).expect("broadcast tick");
                         tl.on_message(&m, &ext, 0);

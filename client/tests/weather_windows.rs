@@ -5,9 +5,11 @@
 //! aerobatics in the default gusting weather. The server announces every 10-tick window once,
 //! unreliably; at 3 % loss about one window in thirty used to be lost, and the client predicted
 //! that window's ten steps with the previous window's wind: a (sub-millimetre) correction that
-//! was not exact-basis. Each window now also rides the next broadcasts as a compact copy
-//! (`WeatherWindowCopies`), all of them arriving before the client predicts the window's steps,
-//! so after the warm-up every prediction is exact-basis and none is corrected.
+//! was not exact-basis. Each window now also rides the next two broadcasts as a compact copy
+//! (`WeatherWindowCopies`), the last one 40 ticks before the window starts — before the
+//! snapshots whose replay makes the predictions that get compared, at any round trip — so after
+//! the warm-up every prediction is exact-basis and none is corrected. Both tests fail with the
+//! copies switched off (`COPY_WINDOWS = 0`: 54 and 10 corrections, none exact-basis).
 
 use fighters_legacy::autopilot::Aerobatics;
 use fighters_legacy::sim::{Sim, SimConfig};
@@ -15,8 +17,13 @@ use fl_net::linksim::{DirectionConfig, LinkConfig};
 use std::time::Duration;
 
 fn sim(seed: u64) -> Sim {
+    sim_at(seed, 120)
+}
+
+/// `latency_ms` one-way plus a uniform 0–60 ms extra, 3 % loss each way.
+fn sim_at(seed: u64, latency_ms: u64) -> Sim {
     let dir = DirectionConfig {
-        latency: Duration::from_millis(120),
+        latency: Duration::from_millis(latency_ms),
         jitter: Duration::from_millis(60),
         loss: 0.03,
         ..DirectionConfig::default()
@@ -76,4 +83,32 @@ fn lost_weather_messages_cost_no_correction() {
             "the link lost weather messages and their copies filled in"
         );
     }
+}
+
+#[test]
+fn a_round_trip_near_a_second_still_gets_every_window_in_time() {
+    // 840–960 ms RTT. The round trip does not eat into the lead: a prediction is replayed at
+    // every snapshot until its input is acknowledged, so a window only has to arrive before
+    // the snapshot just before the one that acknowledges its steps — and its last copy leaves
+    // the server 40 ticks before that snapshot.
+    let mut sim = sim_at(23, 420);
+    sim.run_for(Duration::from_secs(6));
+    let warm = counters(&sim);
+    sim.run_for(Duration::from_secs(30));
+    let end = counters(&sim);
+    println!(
+        "RTT {:.0} ms: after warm-up compared {}, exact-basis {}, corrections {} (exact-basis {}); \
+         windows from copies {}",
+        fighters_legacy::headless::summarize(sim.client(), "linksim", "aerobatics", 36.0, None)
+            .network
+            .rtt_ms,
+        end.0 - warm.0,
+        end.1 - warm.1,
+        end.2 - warm.2,
+        end.3 - warm.3,
+        sim.client().session().weather().windows_from_copies,
+    );
+    assert!(end.0 - warm.0 > 500, "{} compares", end.0 - warm.0);
+    assert_eq!(end.0 - warm.0, end.1 - warm.1, "every step had its window");
+    assert_eq!(end.2 - warm.2, 0, "no correction of any kind");
 }

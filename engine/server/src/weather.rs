@@ -22,9 +22,10 @@ pub const WINDOW_TICKS: u64 = 10;
 /// How far ahead of its first tick a window is announced.
 pub const LEAD_TICKS: u64 = 60;
 /// Earlier windows each announcement repeats as compact copies. Window `W` is announced on
-/// tick `W − 60` and copied on `W − 50` and `W − 40`: the last copy still arrives before a
-/// client predicts `W` as long as its round trip plus input buffer stays under 40 ticks
-/// (≈ 670 ms), and all three are lost together at 3 % random loss once in ~37,000 windows.
+/// tick `W − 60` and copied on `W − 50` and `W − 40`. Client prediction replays unacknowledged
+/// inputs at every snapshot, so a window is in time when it arrives before the snapshots of
+/// the ticks just before `W` — whatever the round trip — and the last copy leaves 40 ticks
+/// before those. All three are lost together at 3 % random loss once in ~37,000 windows.
 pub const COPY_WINDOWS: u64 = 2;
 const TICKS_PER_HOUR: f64 = 60.0 * 3600.0;
 
