@@ -112,3 +112,47 @@ fn a_round_trip_near_a_second_still_gets_every_window_in_time() {
     assert_eq!(end.0 - warm.0, end.1 - warm.1, "every step had its window");
     assert_eq!(end.2 - warm.2, 0, "no correction of any kind");
 }
+
+#[test]
+fn windows_announced_during_a_blackout_are_sent_again_on_resume() {
+    // A 2 s blackout drops every weather broadcast, and all three copies of the windows
+    // announced in it (up to 40 ticks past its end). The server sends the windows again to a
+    // peer it hears from after a silence, so half a second after the resume the client holds
+    // the server's window for every tick around the present.
+    let dir = DirectionConfig {
+        latency: Duration::from_millis(50),
+        ..DirectionConfig::default()
+    };
+    let cfg = SimConfig {
+        seed: 31,
+        link: LinkConfig::symmetric(dir),
+        frame_interval: Duration::from_nanos(1_000_000_000 / 144),
+        ..SimConfig::default()
+    };
+    let mut sim = Sim::new(cfg, Box::new(Aerobatics::default())).expect("sim");
+    sim.run_for(Duration::from_secs(4));
+    sim.blackout(Duration::from_secs(2)).expect("blackout");
+    sim.run_for(Duration::from_secs(2));
+    let resumed = counters(&sim);
+    sim.run_for(Duration::from_millis(500));
+    let tick = sim.server().expect("server").world().tick();
+    let weather = sim.client().session().weather();
+    let missing: Vec<u64> = (tick - 20..tick + 40)
+        .filter(|&t| !weather.is_exact_at(t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "server tick {tick}: the client has no window for ticks {missing:?}"
+    );
+    sim.run_for(Duration::from_secs(3));
+    let end = counters(&sim);
+    println!(
+        "after the resume: compared {}, exact-basis {}, corrections {} (exact-basis {})",
+        end.0 - resumed.0,
+        end.1 - resumed.1,
+        end.2 - resumed.2,
+        end.3 - resumed.3,
+    );
+    assert!(sim.client().session().end_reason().is_none(), "session alive");
+    assert_eq!(end.3 - resumed.3, 0, "no exact-basis correction after the resume");
+}

@@ -200,7 +200,14 @@ struct PeerSlot {
     last_delay_ticks: u64,
     /// The respawn button was down in the last input applied (edge detection).
     respawn_held: bool,
+    /// Service tick of the last message heard from the peer (a silence detector).
+    last_heard: u64,
 }
+
+/// A peer silent this long (service ticks; its client sends an input every tick) was most
+/// likely cut off both ways: the weather windows announced meanwhile, and all their copies,
+/// are probably lost, so they are sent to it again when it is heard from.
+const SILENCE_RESEND_TICKS: u64 = 30;
 
 /// Per-phase wall time of one tick (for metrics; never fed back into the simulation).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -562,8 +569,20 @@ impl Server {
     }
 
     fn on_received(&mut self, peer: PeerId, channel: Channel, payload: &[u8], now: u64) {
-        if !self.peers.contains_key(&peer) {
+        let service = self.service_ticks;
+        let Some(slot) = self.peers.get_mut(&peer) else {
             return;
+        };
+        let silence = service.saturating_sub(slot.last_heard);
+        slot.last_heard = service;
+        if silence >= SILENCE_RESEND_TICKS && slot.admitted.is_some() {
+            tracing::debug!(
+                peer,
+                silence,
+                "peer heard again: weather windows sent again"
+            );
+            let tick = self.world.tick();
+            self.send_weather_catch_up(peer, tick.saturating_sub(silence));
         }
         let packet = match Packet::decode(payload) {
             Ok(p) => p,

@@ -27,6 +27,10 @@ pub const LEAD_TICKS: u64 = 60;
 /// the ticks just before `W` — whatever the round trip — and the last copy leaves 40 ticks
 /// before those. All three are lost together at 3 % random loss once in ~37,000 windows.
 pub const COPY_WINDOWS: u64 = 2;
+/// How far back a catch-up after a silence reaches: a peer's first snapshots after an outage
+/// are of ticks up to about one one-way delay before the server hears it again, and their
+/// replays need those ticks' windows too (a second covers any round trip the game plays at).
+pub const MAX_CATCH_UP_BACK_TICKS: u64 = 60;
 const TICKS_PER_HOUR: f64 = 60.0 * 3600.0;
 
 /// One preset's weather.
@@ -254,9 +258,19 @@ impl Weather {
     /// first one the regular broadcasts will announce (they run [`LEAD_TICKS`] ahead), so its
     /// prediction has the server's wind from its first tick.
     pub fn catch_up(&self, tick: u64) -> Vec<(WeatherState, Extensions)> {
-        let first = Self::window_start(tick);
-        (0..=LEAD_TICKS / WINDOW_TICKS)
-            .map(|i| self.announcement(first + i * WINDOW_TICKS))
+        self.catch_up_since(tick, tick)
+    }
+
+    /// The windows from the one holding `since` up to the broadcasts' lead ahead of `tick`
+    /// (`since` is clamped to at most [`MAX_CATCH_UP_BACK_TICKS`] before `tick`): what a peer
+    /// cut off since `since` lost.
+    pub fn catch_up_since(&self, since: u64, tick: u64) -> Vec<(WeatherState, Extensions)> {
+        let first =
+            Self::window_start(since.clamp(tick.saturating_sub(MAX_CATCH_UP_BACK_TICKS), tick));
+        let last = Self::window_start(tick) + LEAD_TICKS;
+        (first..=last)
+            .step_by(WINDOW_TICKS as usize)
+            .map(|start| self.announcement(start))
             .collect()
     }
 }
@@ -306,6 +320,28 @@ pub fn wind_field_from_copy(copy: &WeatherWindowCopy) -> WindField {
 mod tests {
     use super::*;
     use fl_protocol::tlv::tag;
+
+    #[test]
+    fn a_catch_up_reaches_back_at_most_a_second_and_ahead_by_the_lead() {
+        let w = Weather::new(WeatherConfig::default());
+        let starts = |v: Vec<(WeatherState, Extensions)>| -> Vec<u64> {
+            v.iter()
+                .filter_map(|(_, e)| match e.get(tag::WEATHER_EPOCH) {
+                    Some(Ext::WeatherEpoch(epoch)) => Some(epoch),
+                    _ => None,
+                })
+                .collect()
+        };
+        let join = starts(w.catch_up(1005));
+        assert_eq!(join, (1000..=1060).step_by(10).collect::<Vec<_>>());
+        let resume = starts(w.catch_up_since(0, 1005));
+        assert_eq!(
+            resume,
+            ((1005 - MAX_CATCH_UP_BACK_TICKS) / 10 * 10..=1060)
+                .step_by(10)
+                .collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn a_westerly_blows_toward_positive_x() {

@@ -71,6 +71,7 @@ impl Server {
                 malformed: MalformedBudget::full(self.cfg.malformed_burst, self.service_ticks),
                 respawn_held: false,
                 last_delay_ticks: 0,
+                last_heard: self.service_ticks,
             },
         );
         let mut ext = Extensions::new();
@@ -213,10 +214,12 @@ impl Server {
         );
     }
 
-    pub(super) fn send_join_burst(&mut self, peer: PeerId) {
-        // The weather windows announced before this peer joined (client prediction needs the
-        // server's wind from its first tick).
-        for (msg, ext) in self.weather.catch_up(self.world.tick()) {
+    /// The weather windows from the one holding `since` up to the broadcasts' lead: what a
+    /// joining peer never heard, and what a peer cut off for a while lost (client prediction
+    /// needs the server's wind for every step it predicts).
+    pub(super) fn send_weather_catch_up(&mut self, peer: PeerId, since: u64) {
+        let tick = self.world.tick();
+        for (msg, ext) in self.weather.catch_up_since(since, tick) {
             send(
                 self.transport.as_mut(),
                 peer,
@@ -225,6 +228,11 @@ impl Server {
                 &ext,
             );
         }
+    }
+
+    pub(super) fn send_join_burst(&mut self, peer: PeerId) {
+        let tick = self.world.tick();
+        self.send_weather_catch_up(peer, tick);
         if !self.cfg.factions.is_empty() {
             let def = FactionDef {
                 records: self
