@@ -207,12 +207,19 @@ pub struct RenderBridge {
     own_pending: bool,
     /// RFC 3550 interarrival jitter, s.
     rfc_jitter_s: f64,
+    /// Each recent arrival's transit (local arrival time − the snapshot's server time, s):
+    /// its spread is the link's delay jitter as the net graph shows it.
+    transit_s: VecDeque<f64>,
     last_arrival: Option<(Duration, u64)>,
     render_tick: Option<f64>,
     last_frame: Option<Duration>,
     frame: RenderFrame,
     pub stats: BridgeStats,
 }
+
+/// Arrivals the delay spread covers (ten seconds of 60 Hz snapshots): long enough to see the
+/// whole range of a wandering delay, short enough to follow a changed path.
+pub const TRANSIT_WINDOW: usize = 600;
 
 impl RenderBridge {
     pub fn new(cfg: InterpolationConfig) -> Self {
@@ -227,6 +234,7 @@ impl RenderBridge {
             resumed_at_tick: None,
             own_pending: false,
             rfc_jitter_s: 0.0,
+            transit_s: VecDeque::new(),
             last_arrival: None,
             render_tick: None,
             last_frame: None,
@@ -285,6 +293,25 @@ impl RenderBridge {
         Duration::from_secs_f64(self.rfc_jitter_s.max(0.0))
     }
 
+    /// The spread (standard deviation) of the snapshots' one-way delay over the last
+    /// [`TRANSIT_WINDOW`] arrivals: the jitter of the path, comparable with the spread of the
+    /// delays a network (or the impairment relay) applied. The clocks' constant offset cancels;
+    /// drift between two machines' clocks over ten seconds is far below a millisecond.
+    pub fn delay_spread(&self) -> Duration {
+        let n = self.transit_s.len();
+        if n < 2 {
+            return Duration::ZERO;
+        }
+        let mean = self.transit_s.iter().sum::<f64>() / n as f64;
+        let var = self
+            .transit_s
+            .iter()
+            .map(|t| (t - mean) * (t - mean))
+            .sum::<f64>()
+            / n as f64;
+        Duration::from_secs_f64(var.sqrt())
+    }
+
     /// The fractional server tick remote entities were last drawn at.
     pub fn render_tick(&self) -> Option<f64> {
         self.render_tick
@@ -325,6 +352,7 @@ impl RenderBridge {
             // lateness window afresh and let the next frame re-anchor the render clock.
             self.offset_s = Ewma::new(32.0);
             self.lateness_s.clear();
+            self.transit_s.clear();
             self.reanchor = true;
             self.resumed_at_tick = Some(update.tick);
         }
@@ -336,6 +364,10 @@ impl RenderBridge {
             }
         }
         self.offset_s.push(o);
+        self.transit_s.push_back(-o);
+        if self.transit_s.len() > TRANSIT_WINDOW {
+            self.transit_s.pop_front();
+        }
         if let Some((at, tick)) = self.last_arrival
             && update.tick > tick
         {
@@ -629,6 +661,22 @@ mod tests {
 
     fn tick_time(t: u64) -> Duration {
         Duration::from_secs_f64(t as f64 * TICK_S + 0.05)
+    }
+
+    #[test]
+    fn the_delay_spread_is_the_standard_deviation_of_the_transit() {
+        let mut table = EntityTable::new();
+        let mut b = RenderBridge::new(InterpolationConfig::default());
+        assert_eq!(b.delay_spread(), Duration::ZERO);
+        // Alternately 40 and 60 ms on the way (plus a constant clock offset): 10 ms spread.
+        for t in 100..100 + 2 * TRANSIT_WINDOW as u64 {
+            let extra = if t % 2 == 0 { 0.040 } else { 0.060 };
+            let at = Duration::from_secs_f64(7.0 + t as f64 * TICK_S + extra);
+            let u = update_with(&mut table, t, at, 1000.0 + t as f64 * 4.0, 1);
+            b.on_snapshot(&u, &table);
+        }
+        let spread = b.delay_spread().as_secs_f64();
+        assert!((spread - 0.010).abs() < 1e-6, "spread {spread}");
     }
 
     #[test]

@@ -246,6 +246,9 @@ pub struct SnapshotSummary {
     pub interval_ticks: f64,
     /// RFC 3550 interarrival jitter, ms.
     pub jitter_ms: f64,
+    /// The spread (standard deviation) of the snapshots' one-way delay over the last ten
+    /// seconds, ms: the path's jitter, as the relay's `delay.stdev_ms` measures it.
+    pub delay_spread_ms: f64,
     pub bytes: u64,
 }
 
@@ -395,6 +398,7 @@ pub fn summarize(
             interval_ms: b.arrival_interval_ms.summary(),
             interval_ticks: client.bridge().snapshot_interval_ticks().unwrap_or(0.0),
             jitter_ms: client.bridge().jitter().as_secs_f64() * 1000.0,
+            delay_spread_ms: client.bridge().delay_spread().as_secs_f64() * 1000.0,
             bytes: st.snapshot_bytes,
         },
         network: NetworkSummary {

@@ -182,6 +182,20 @@ fn three_hundred_ms_rtt_over_quic_repeats_no_input_for_loss() {
         "own-aircraft corrections p99 {:.4} m",
         p.correction_m.p99
     );
+    // The jitter the client reports is the path's: the spread of the snapshots' one-way delay
+    // against the spread of the delays the relay applied on the way down. (The client stamps
+    // arrivals per frame, 120 a second, and the server's tick thread is not exact either: a
+    // millisecond or two on top.)
+    let (client, relay) = (
+        f.summary.snapshots.delay_spread_ms,
+        f.truth.to_client.delay.stdev_ms,
+    );
+    println!("delay spread: client {client:.2} ms, relay {relay:.2} ms");
+    assert!(relay > 5.0, "the relay jittered the path: {relay:.2} ms");
+    assert!(
+        (client - relay).abs() <= 0.1 * relay + 1.5,
+        "the client's delay spread {client:.2} ms vs the relay's {relay:.2} ms"
+    );
 }
 
 /// The same at 50 ± 20 ms and 2 % loss (numbers for docs/client.md; run with `--ignored`).

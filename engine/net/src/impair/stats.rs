@@ -15,6 +15,8 @@ pub(crate) struct Histogram {
     buckets: Vec<u32>,
     count: u64,
     sum: Duration,
+    /// Σ delay², s² (for the standard deviation: the jitter a receiver can measure).
+    sum_sq_s2: f64,
     max: Duration,
 }
 
@@ -24,6 +26,7 @@ impl Histogram {
             buckets: vec![0; BUCKETS],
             count: 0,
             sum: Duration::ZERO,
+            sum_sq_s2: 0.0,
             max: Duration::ZERO,
         }
     }
@@ -35,6 +38,7 @@ impl Histogram {
         }
         self.count += 1;
         self.sum = self.sum.saturating_add(d);
+        self.sum_sq_s2 += d.as_secs_f64() * d.as_secs_f64();
         self.max = self.max.max(d);
     }
 
@@ -54,9 +58,13 @@ impl Histogram {
             }
         }
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let n = self.count as f64;
+        let mean_s = self.sum.as_secs_f64() / n;
+        let variance_s2 = (self.sum_sq_s2 / n - mean_s * mean_s).max(0.0);
         DelaySummary {
             count: self.count,
-            mean_ms: ms(self.sum) / self.count as f64,
+            mean_ms: ms(self.sum) / n,
+            stdev_ms: variance_s2.sqrt() * 1000.0,
             p99_ms: ms(p99),
             max_ms: ms(self.max),
         }
@@ -68,6 +76,8 @@ impl Histogram {
 pub struct DelaySummary {
     pub count: u64,
     pub mean_ms: f64,
+    /// Standard deviation: the spread of the delay, which a receiver sees as its jitter.
+    pub stdev_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,
 }
@@ -132,5 +142,15 @@ mod tests {
         assert_eq!(s.count, 101);
         assert!((s.p99_ms - 100.25).abs() < 0.01, "{s:?}");
         assert_eq!(s.max_ms, 3_600_000.0);
+    }
+
+    #[test]
+    fn the_spread_is_the_standard_deviation() {
+        let mut h = Histogram::new();
+        for ms in [40u64, 60, 40, 60] {
+            h.record(Duration::from_millis(ms));
+        }
+        let s = h.summary();
+        assert!((s.mean_ms - 50.0).abs() < 1e-9 && (s.stdev_ms - 10.0).abs() < 1e-6, "{s:?}");
     }
 }
