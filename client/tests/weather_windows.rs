@@ -153,6 +153,13 @@ fn windows_announced_during_a_blackout_are_sent_again_on_resume() {
         end.2 - resumed.2,
         end.3 - resumed.3,
     );
-    assert!(sim.client().session().end_reason().is_none(), "session alive");
-    assert_eq!(end.3 - resumed.3, 0, "no exact-basis correction after the resume");
+    assert!(
+        sim.client().session().end_reason().is_none(),
+        "session alive"
+    );
+    assert_eq!(
+        end.3 - resumed.3,
+        0,
+        "no exact-basis correction after the resume"
+    );
 }
