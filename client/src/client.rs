@@ -139,6 +139,35 @@ pub struct ClientMetrics {
     /// Frames that snapped on purpose (teleport, respawn).
     pub snap_frames: u64,
     pub last_reconcile: Option<ReconcileReport>,
+    /// The largest pops with what preceded them (at most `WORST_POPS`, largest first): the
+    /// evidence for telling a reconcile's offset gliding out from a stalled frame.
+    pub worst_pops: Vec<PopRecord>,
+}
+
+/// How many of the largest pops `ClientMetrics::worst_pops` keeps.
+pub const WORST_POPS: usize = 8;
+
+/// One rendered own pop above the threshold and its context.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PopRecord {
+    pub frame: u64,
+    pub pop_m: f64,
+    /// This frame's duration (a stalled frame decays the offset by more), ms.
+    pub frame_dt_ms: f64,
+    /// The visual offset before this frame, m.
+    pub offset_before_m: f64,
+    /// Since the last reconcile that moved the offset by more than a centimetre, ms.
+    pub since_jump_ms: f64,
+    /// That reconcile: its snapshot tick, jump, timeline shift, fallback, compare.
+    pub jump_tick: u64,
+    pub jump_m: f64,
+    pub shift_ticks: i64,
+    pub fallback: bool,
+    pub compared: bool,
+    pub bit_exact: bool,
+    pub error_m: f64,
+    pub replayed: usize,
+    pub after_outage: bool,
 }
 
 /// The client.
@@ -154,6 +183,8 @@ pub struct Client {
     last_frame: Option<Duration>,
     ticks: u64,
     last_offset: Vec3,
+    /// The last reconcile that moved the visual offset by more than a centimetre, and when.
+    last_jump: Option<(Duration, ReconcileReport)>,
     pub metrics: ClientMetrics,
 }
 
@@ -185,6 +216,7 @@ impl Client {
             last_frame: None,
             ticks: 0,
             last_offset: Vec3::ZERO,
+            last_jump: None,
             metrics: ClientMetrics::default(),
         }
     }
@@ -273,7 +305,11 @@ impl Client {
                                 .reconcile(update.tick, own, self.session.weather());
                         snapped |= report.snapped;
                         if !report.snapped {
-                            jump += self.prediction.visual_offset().0 - before;
+                            let moved = self.prediction.visual_offset().0 - before;
+                            jump += moved;
+                            if moved.length() > 0.01 {
+                                self.last_jump = Some((now, report));
+                            }
                         }
                         self.metrics.last_reconcile = Some(report);
                     }
@@ -349,6 +385,7 @@ impl Client {
                 self.metrics.own_pop_m.push(pop);
                 if pop > self.cfg.pop_threshold_m {
                     self.metrics.visual_pops += 1;
+                    self.record_pop(pop, dt, now);
                 }
             }
         }
@@ -362,6 +399,35 @@ impl Client {
                 && !self.prediction.anchored(),
         );
         self.bridge.build_frame(now, pose.as_ref(), own)
+    }
+
+    fn record_pop(&mut self, pop: f64, dt: Duration, now: Duration) {
+        let worst = &mut self.metrics.worst_pops;
+        if worst.len() >= WORST_POPS && worst.last().is_some_and(|w| w.pop_m >= pop) {
+            return;
+        }
+        let mut rec = PopRecord {
+            frame: self.metrics.frames,
+            pop_m: pop,
+            frame_dt_ms: dt.as_secs_f64() * 1e3,
+            offset_before_m: self.last_offset.length(),
+            ..PopRecord::default()
+        };
+        if let Some((at, r)) = &self.last_jump {
+            rec.since_jump_ms = now.saturating_sub(*at).as_secs_f64() * 1e3;
+            rec.jump_tick = r.tick;
+            rec.jump_m = r.jump_m;
+            rec.shift_ticks = r.shift_ticks;
+            rec.fallback = r.fallback;
+            rec.compared = r.compared;
+            rec.bit_exact = r.bit_exact;
+            rec.error_m = r.error_m;
+            rec.replayed = r.replayed;
+            rec.after_outage = r.after_outage;
+        }
+        worst.push(rec);
+        worst.sort_by(|a, b| b.pop_m.total_cmp(&a.pop_m));
+        worst.truncate(WORST_POPS);
     }
 
     /// Ends the session from this side.

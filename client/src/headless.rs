@@ -228,6 +228,9 @@ pub struct RenderSummary {
     /// Per-frame change of the rendered own position beyond its own motion, m.
     pub own_pop_m: Summary,
     pub snap_frames: u64,
+    /// The largest pops above the threshold with their context (frame time, the reconcile
+    /// that moved the offset before them).
+    pub worst_pops: Vec<crate::client::PopRecord>,
     pub interpolated_poses: u64,
     pub extrapolated_poses: u64,
     pub held_poses: u64,
@@ -385,6 +388,7 @@ pub fn summarize(
             pop_threshold_m: client.config().pop_threshold_m,
             own_pop_m: m.own_pop_m.summary(),
             snap_frames: m.snap_frames,
+            worst_pops: m.worst_pops.clone(),
             interpolated_poses: b.interpolated_poses,
             extrapolated_poses: b.extrapolated_poses,
             held_poses: b.held_poses,

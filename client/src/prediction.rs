@@ -58,7 +58,16 @@ pub struct PredictionConfig {
     /// stream may still be catching up (late snapshots queued during the outage, then the
     /// fresh ones): corrections in that window blend as the first one does.
     pub outage_recovery: Duration,
+    /// A reconcile that moves the input → server-step mapping (the server's jitter buffer
+    /// shifted its timeline) moves the newest predicted pose by whole ticks of flight although
+    /// the aircraft, along server time, did not move: the drawn pose keeps its place and
+    /// catches up at this fraction of the own speed (at least [`MIN_TIMELINE_CATCH_UP_MPS`]),
+    /// like the input clock running 1.5 % fast, instead of gliding at the correction speed.
+    pub timeline_catch_up: f64,
 }
+
+/// The slowest a timeline-shift offset is absorbed (a slow or parked aircraft), m/s.
+pub const MIN_TIMELINE_CATCH_UP_MPS: f64 = 0.5;
 
 impl Default for PredictionConfig {
     fn default() -> Self {
@@ -71,6 +80,7 @@ impl Default for PredictionConfig {
             max_correction_speed_mps: 60.0,
             outage_blend_distance_m: 2000.0,
             outage_recovery: Duration::from_secs(2),
+            timeline_catch_up: 0.015,
         }
     }
 }
@@ -109,6 +119,8 @@ pub struct ReconcileReport {
     pub replayed: usize,
     /// No `SnapshotLastAckedSeqNum`: the delay-ticks window was replayed.
     pub fallback: bool,
+    /// How far this reconcile moved the input → server-step mapping, ticks (0: not at all).
+    pub shift_ticks: i64,
     /// The server state came from the quantized record (no usable `SnapshotOwnState`).
     pub quantized: bool,
     pub snapped: bool,
@@ -196,6 +208,11 @@ pub struct ClientPrediction {
     first_tick: Option<u64>,
     visual_pos: Vec3,
     visual_rot: Quat,
+    /// The part of the position offset that a timeline shift made (see
+    /// `PredictionConfig::timeline_catch_up`); drawn with `visual_pos`, absorbed slower.
+    shift_pos: Vec3,
+    /// Its rotation, absorbed with the same fraction per frame as `shift_pos`.
+    shift_rot: Quat,
     /// The server's state of the last reconcile and the input it acked.
     last_base: Option<(u32, AircraftState)>,
     /// The slot last found served by a repeat, and the controls repeated (a run of late inputs
@@ -364,6 +381,8 @@ impl ClientPrediction {
             first_tick: None,
             visual_pos: Vec3::ZERO,
             visual_rot: Quat::IDENTITY,
+            shift_pos: Vec3::ZERO,
+            shift_rot: Quat::IDENTITY,
             last_base: None,
             last_repeat: None,
             anchored: false,
@@ -425,6 +444,8 @@ impl ClientPrediction {
         }
         self.visual_pos = Vec3::ZERO;
         self.visual_rot = Quat::IDENTITY;
+        self.shift_pos = Vec3::ZERO;
+        self.shift_rot = Quat::IDENTITY;
         self.last_base = None;
         self.last_repeat = None;
         self.anchored = false;
@@ -489,7 +510,10 @@ impl ClientPrediction {
 
     /// The visual offset currently added to the rendered position.
     pub fn visual_offset(&self) -> (Vec3, Quat) {
-        (self.visual_pos, self.visual_rot)
+        (
+            self.visual_pos + self.shift_pos,
+            self.visual_rot.then(self.shift_rot).normalize(),
+        )
     }
 
     fn step_once(
@@ -595,6 +619,7 @@ impl ClientPrediction {
                 {
                     self.stats.timeline_shifts += 1;
                     self.stats.timeline_shift_ticks += offset - old;
+                    report.shift_ticks = offset - old;
                 }
                 self.offset = Some(offset);
                 if let Some(k) = self.history.iter().rposition(|e| e.seq == acked)
@@ -622,7 +647,9 @@ impl ClientPrediction {
                 let d = usize::from(own.delay_ticks.unwrap_or(0)).min(self.history.len());
                 let first = self.history.len() - d;
                 if let Some(e) = self.history.get(first) {
-                    self.offset = Some(tick as i64 - i64::from(e.seq));
+                    let offset = tick as i64 - i64::from(e.seq);
+                    report.shift_ticks = self.offset.map_or(0, |old| offset - old);
+                    self.offset = Some(offset);
                 }
                 first
             }
@@ -711,13 +738,28 @@ impl ClientPrediction {
                 }
                 self.visual_pos = Vec3::ZERO;
                 self.visual_rot = Quat::IDENTITY;
+                self.shift_pos = Vec3::ZERO;
+                self.shift_rot = Quat::IDENTITY;
             } else {
-                self.visual_pos += jump;
-                self.visual_rot = self
-                    .visual_rot
-                    .then(old.orientation)
-                    .then(state.orientation.conjugate())
-                    .normalize();
+                // A timeline shift acknowledged by the server moved the newest input's step,
+                // not the aircraft: its jump (whole ticks of flight, plus whatever a repeat in
+                // the shifted slot changed) is caught up slowly. Outage recovery keeps its own
+                // blending.
+                if report.shift_ticks != 0 && !report.fallback && !after_outage {
+                    self.shift_pos += jump;
+                    self.shift_rot = self
+                        .shift_rot
+                        .then(old.orientation)
+                        .then(state.orientation.conjugate())
+                        .normalize();
+                } else {
+                    self.visual_pos += jump;
+                    self.visual_rot = self
+                        .visual_rot
+                        .then(old.orientation)
+                        .then(state.orientation.conjugate())
+                        .normalize();
+                }
             }
         }
 
@@ -826,6 +868,27 @@ impl ClientPrediction {
         if self.visual_pos.length() < 1e-9 {
             self.visual_pos = Vec3::ZERO;
         }
+        // A timeline shift's offset: linearly, at a small fraction of the own speed — the
+        // drawn aircraft flies 1.5 % fast until it is back on the newest input.
+        let len = self.shift_pos.length();
+        if len > 0.0 {
+            let speed = self.current.map_or(0.0, |s| s.velocity.length());
+            let rate = (self.cfg.timeline_catch_up * speed).max(MIN_TIMELINE_CATCH_UP_MPS);
+            let shrink = (rate * dt.as_secs_f64()).min(len);
+            let keep = if len - shrink < 1e-9 {
+                0.0
+            } else {
+                (len - shrink) / len
+            };
+            self.shift_pos = self.shift_pos * keep;
+            self.shift_rot = slerp(Quat::IDENTITY, self.shift_rot, keep);
+        } else {
+            // A shift without a position change (a parked aircraft): the rotation alone.
+            self.shift_rot = slerp(Quat::IDENTITY, self.shift_rot, k);
+        }
+        if angle(self.shift_rot) < 1e-12 {
+            self.shift_rot = Quat::IDENTITY;
+        }
         self.visual_rot = slerp(Quat::IDENTITY, self.visual_rot, k);
         if angle(self.visual_rot) < 1e-12 {
             self.visual_rot = Quat::IDENTITY;
@@ -844,14 +907,15 @@ impl ClientPrediction {
         let a = alpha.clamp(0.0, 1.0);
         let base = lerp(prev.position, cur.position, a);
         Some(OwnPose {
-            position: base + self.visual_pos,
+            position: base + self.visual_pos + self.shift_pos,
             orientation: self
                 .visual_rot
+                .then(self.shift_rot)
                 .then(slerp(prev.orientation, cur.orientation, a))
                 .normalize(),
             velocity: lerp(prev.velocity, cur.velocity, a),
             render_tick: tick as f64 - 1.0 + a,
-            visual_offset: self.visual_pos,
+            visual_offset: self.visual_pos + self.shift_pos,
         })
     }
 }
