@@ -147,7 +147,7 @@ pub struct ClientMetrics {
 /// How many of the largest pops `ClientMetrics::worst_pops` keeps.
 pub const WORST_POPS: usize = 8;
 
-/// One rendered own pop above the threshold and its context.
+/// One of the largest per-frame own pops (above the threshold or not) and its context.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct PopRecord {
     pub frame: u64,
@@ -385,6 +385,8 @@ impl Client {
                 self.metrics.own_pop_m.push(pop);
                 if pop > self.cfg.pop_threshold_m {
                     self.metrics.visual_pops += 1;
+                }
+                if pop > 0.0 {
                     self.record_pop(pop, dt, now);
                 }
             }

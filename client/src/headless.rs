@@ -228,7 +228,7 @@ pub struct RenderSummary {
     /// Per-frame change of the rendered own position beyond its own motion, m.
     pub own_pop_m: Summary,
     pub snap_frames: u64,
-    /// The largest pops above the threshold with their context (frame time, the reconcile
+    /// The largest per-frame pops (any size) with their context (frame time, the reconcile
     /// that moved the offset before them).
     pub worst_pops: Vec<crate::client::PopRecord>,
     pub interpolated_poses: u64,

@@ -69,6 +69,11 @@ pub struct PredictionConfig {
 /// The slowest a timeline-shift offset is absorbed (a slow or parked aircraft), m/s.
 pub const MIN_TIMELINE_CATCH_UP_MPS: f64 = 0.5;
 
+/// A frame catches up at most this much time's worth of a timeline-shift offset: the catch-up
+/// has no deadline, so a stalled frame (a busy machine) does not lump it into one visible
+/// step; at 120 frames/s and faster nothing changes.
+pub const TIMELINE_CATCH_UP_FRAME_CAP: Duration = Duration::from_nanos(1_000_000_000 / 120);
+
 impl Default for PredictionConfig {
     fn default() -> Self {
         Self {
@@ -874,7 +879,8 @@ impl ClientPrediction {
         if len > 0.0 {
             let speed = self.current.map_or(0.0, |s| s.velocity.length());
             let rate = (self.cfg.timeline_catch_up * speed).max(MIN_TIMELINE_CATCH_UP_MPS);
-            let shrink = (rate * dt.as_secs_f64()).min(len);
+            let frame = dt.min(TIMELINE_CATCH_UP_FRAME_CAP).as_secs_f64();
+            let shrink = (rate * frame).min(len);
             let keep = if len - shrink < 1e-9 {
                 0.0
             } else {
