@@ -151,6 +151,9 @@ mod tests {
             h.record(Duration::from_millis(ms));
         }
         let s = h.summary();
-        assert!((s.mean_ms - 50.0).abs() < 1e-9 && (s.stdev_ms - 10.0).abs() < 1e-6, "{s:?}");
+        assert!(
+            (s.mean_ms - 50.0).abs() < 1e-9 && (s.stdev_ms - 10.0).abs() < 1e-6,
+            "{s:?}"
+        );
     }
 }
