@@ -3,6 +3,9 @@
 //! real fl-net QUIC client and server talk through it under 50 ms ± 20 ms / 2 % loss.
 //! Every wait is bounded; assertions are on counts, never on speed.
 
+mod common;
+use common::{any_port, connect_through};
+
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::thread::sleep;
@@ -11,15 +14,11 @@ use std::time::{Duration, Instant};
 use fl_net::impair::{
     Blackout, DirectionConfig, ImpairConfig, Relay, RelayError, RelayHandle, RelayStats,
 };
-use fl_net::quic::{QuicClient, QuicServer, ServerConfig, TrustPolicy};
+use fl_net::quic::{QuicServer, ServerConfig};
 use fl_net::{Channel, ClientEvent, ClientTransport, ServerEvent, ServerTransport};
 
 /// Generous: the machine may be a loaded 2-core box.
 const PATIENCE: Duration = Duration::from_secs(30);
-
-fn any_port() -> SocketAddr {
-    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0)
-}
 
 /// Waits (bounded) until nothing is scheduled in the relay, then returns its stats.
 fn settled(relay: &RelayHandle) -> RelayStats {
@@ -233,36 +232,14 @@ fn quic_through_the_relay_under_50ms_20ms_2pct() {
         QuicServer::bind(any_port(), dir.path(), ServerConfig::default()).expect("bind loopback");
     let cfg = ImpairConfig::profile("50ms-20ms-2pct").expect("profile");
     let relay = Relay::start(any_port(), server.local_addr(), &cfg, 2024).expect("relay starts");
-    let mut client = QuicClient::connect(
+    let (mut client, peer) = connect_through(
+        &mut server,
         relay.local_addr(),
-        "127.0.0.1",
-        TrustPolicy::KnownHosts(dir.path().join("known_hosts")),
-    )
-    .expect("client starts");
-
+        &dir.path().join("known_hosts"),
+        PATIENCE,
+    );
     let mut s_events = Vec::new();
     let mut c_events = Vec::new();
-    let end = Instant::now() + PATIENCE;
-    let peer = loop {
-        server.poll(&mut s_events);
-        client.poll(&mut c_events);
-        let peer = s_events.iter().find_map(|e| match e {
-            ServerEvent::Connected { peer, .. } => Some(*peer),
-            _ => None,
-        });
-        if let Some(p) = peer
-            && c_events.contains(&ClientEvent::Connected)
-        {
-            break p;
-        }
-        assert!(
-            Instant::now() < end,
-            "no handshake: {s_events:?} {c_events:?}"
-        );
-        sleep(Duration::from_millis(1));
-    };
-    s_events.clear();
-    c_events.clear();
 
     const RELIABLE: u32 = 30;
     const DATAGRAMS: u32 = 100;

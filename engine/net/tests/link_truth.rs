@@ -3,20 +3,18 @@
 //! and the RTT is the relay's two one-way delays. Loopback only, every wait bounded; the
 //! assertions compare counts with generous statistical tolerances and never time anything.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+mod common;
+use common::{any_port, connect_through};
+
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use fl_net::impair::{DirectionConfig, ImpairConfig, Relay};
-use fl_net::quic::{QuicClient, QuicServer, ServerConfig, TrustPolicy};
-use fl_net::{Channel, ClientEvent, ClientTransport, LinkStats, ServerEvent, ServerTransport};
+use fl_net::quic::{QuicServer, ServerConfig};
+use fl_net::{Channel, ClientEvent, ClientTransport, LinkStats, ServerTransport};
 
 /// Generous: the machine may be a loaded 2-core box.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-fn any_port() -> SocketAddr {
-    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0)
-}
 
 fn whole_loss(s: &LinkStats) -> f64 {
     s.datagrams_missing as f64 / (s.datagrams_in + s.datagrams_missing).max(1) as f64
@@ -44,31 +42,14 @@ fn reported_loss_and_rtt_match_the_relays_ground_truth() {
         ..ImpairConfig::default()
     };
     let relay = Relay::start(any_port(), server.local_addr(), &cfg, 99).expect("relay starts");
-    let mut client = QuicClient::connect(
+    let (mut client, peer) = connect_through(
+        &mut server,
         relay.local_addr(),
-        "127.0.0.1",
-        TrustPolicy::KnownHosts(dir.path().join("known_hosts")),
-    )
-    .expect("client starts");
-
+        &dir.path().join("known_hosts"),
+        PATIENCE,
+    );
     let mut s_events = Vec::new();
     let mut c_events = Vec::new();
-    let end = Instant::now() + PATIENCE;
-    let peer = loop {
-        server.poll(&mut s_events);
-        client.poll(&mut c_events);
-        let peer = s_events.iter().find_map(|e| match e {
-            ServerEvent::Connected { peer, .. } => Some(*peer),
-            _ => None,
-        });
-        if let Some(p) = peer
-            && c_events.contains(&ClientEvent::Connected)
-        {
-            break p;
-        }
-        assert!(Instant::now() < end, "no handshake");
-        sleep(Duration::from_millis(1));
-    };
 
     // A game's traffic: a datagram each way about every 16 ms (snapshots down, inputs up).
     const DATAGRAMS: u32 = 600;
