@@ -8,10 +8,13 @@
 //!
 //! - **queueing delay**: the floor of the RTT over the last 200 ms (a minimum over 12 samples,
 //!   so a late ack or a jitter spike is not a queue) above the path's windowed minimum RTT
-//!   (10 s), beyond `queue_delay_target` plus the path's own excursion (1.5 × a running 2/3
+//!   (10 s), beyond `queue_delay_target` plus the path's own excursion (1.75 × a running 2/3
 //!   quantile of that same floor-above-minimum: on a jittery path the floor wanders by tens of
 //!   milliseconds by itself; it is learnt only while the throttle does not bind — at full
-//!   rate or with snapshots using less than it allows — so a queue of ours never teaches it);
+//!   rate or with snapshots using less than it allows — so a queue of ours never teaches it;
+//!   for the first 10 s of a link, while it is being learnt and the throttle does not bind, a
+//!   queue alone only holds the climb, so a path's own swing does not cut the rate before it
+//!   is known);
 //! - **loss above the path's baseline**: a slow average of the loss seen while not congested is
 //!   the path's own random loss; only loss beyond it by `loss_threshold` counts, and then only
 //!   with a queue forming at the same time (loss that comes with our sending), or by twice the
@@ -105,9 +108,16 @@ const MAX_COOLDOWN_TICKS: u64 = 60;
 const EXCURSION_UP_MS: f64 = 0.2;
 const EXCURSION_DOWN_MS: f64 = 0.1;
 const MAX_EXCURSION_MS: f64 = 150.0;
+/// For a link's first `LEARN_TICKS` (10 s), while the throttle does not bind, a queueing delay
+/// past the threshold alone only holds the climb; it takes one past twice the threshold (or
+/// loss or a backlog) to back off.
+/// A 300 ms path swinging by ±60 ms by itself needs ~30 ms of excursion, which takes seconds
+/// to learn, and every back-off meanwhile (the swing read as a queue) stops the learning.
+const LEARN_TICKS: u64 = 600;
 /// The delay signal excuses this many times the excursion quantile (its tail reaches ~1.5×
-/// the 2/3 quantile on the relay's jitter profiles).
-const EXCURSION_WEIGHT: f64 = 1.5;
+/// the 2/3 quantile on the relay's 50 ms ± 20 ms profile and past 2× on a 300 ms RTT swinging
+/// ±60 ms, where 1.5 still cut the rate once every minute or so).
+const EXCURSION_WEIGHT: f64 = 1.75;
 /// The path's baseline loss: an average over about 10 s of uncongested ticks.
 const LOSS_BASELINE_ALPHA: f64 = 1.0 / 600.0;
 
@@ -272,7 +282,11 @@ impl CongestionController {
         // counts without waiting for the whole window: at twice the link's rate a queue grows
         // by a tick's worth every tick.
         let sharp = fast_queue.is_some_and(|q| q > 2.0 * threshold_ms);
-        let delay_signal = sharp || queue.is_some_and(|q| q > threshold_ms);
+        let learning = self.samples <= LEARN_TICKS;
+        // While it learns, a queue alone counts only when our throttle binds (a queue we may
+        // be building); with the snapshots using less than the throttle allows, it holds.
+        let delay_signal =
+            sharp || ((!learning || pushing) && queue.is_some_and(|q| q > threshold_ms));
         let forming = queue.is_some_and(|q| q > threshold_ms / 2.0);
         // The loss over the short window's floor: a sampler's noise at the start of a link (two
         // lost of the first ten) is not a signal.
@@ -316,7 +330,28 @@ impl CongestionController {
                     Some(u) => self.throttle.min(u.max(self.floor())),
                     None => self.throttle,
                 };
+                let before = self.throttle;
                 self.throttle = (from * factor).max(self.floor());
+                // Which condition fired, with what it saw (RUST_LOG=fl_server::snapshot=debug).
+                tracing::debug!(
+                    tick,
+                    delay_signal,
+                    sharp,
+                    loss_signal,
+                    backlog_signal,
+                    queue_ms = queue.unwrap_or(-1.0),
+                    fast_queue_ms = fast_queue.unwrap_or(-1.0),
+                    threshold_ms,
+                    excursion_ms = self.excursion_ms,
+                    loss_floor,
+                    loss_baseline = self.loss_baseline,
+                    backlog = self.recent_backlog.iter().copied().min().unwrap_or(0),
+                    rtt_ms,
+                    usage = self.usage.unwrap_or(-1.0),
+                    before,
+                    after = self.throttle,
+                    "snapshot congestion decrease"
+                );
                 self.last_decrease = Some(tick);
                 self.decreases += 1;
                 self.signals.queue_delay += u64::from(delay_signal);
@@ -597,6 +632,55 @@ mod tests {
         assert!(early <= 5, "{early} decreases while learning the path");
         assert_eq!(c.decreases, early, "backed off on random loss and jitter");
         assert_eq!(below_full, 0);
+    }
+
+    /// The relay's `150ms-30ms-3pct` as quinn's smoothed RTT sees it: each direction's delay
+    /// walks within ±30 ms in steps of up to a quarter of that per packet (two packets a tick
+    /// each way), the RTT is smoothed 1/8 per sample — a 300 ms RTT swinging by up to ±60 ms —
+    /// and 3 % of packets are lost at random. The snapshots want `demand` of the full
+    /// allowance and use what the throttle lets through (`None`: no byte budget, all of it).
+    fn long_jittery_lossy_path(seed: u64, demand: Option<f64>) -> (u64, u64) {
+        let mut c = CongestionController::new(CongestionConfig::default());
+        let mut rng = TestRng(seed);
+        let mut loss = LossSeries::new();
+        let (mut up, mut down, mut srtt) = (0.0f64, 0.0f64, 300.0f64);
+        let mut below_full_late = 0;
+        for t in 0..3600 {
+            for _ in 0..2 {
+                up = (up + 7.5 * rng.signed()).clamp(-30.0, 30.0);
+                down = (down + 7.5 * rng.signed()).clamp(-30.0, 30.0);
+                srtt += (300.0 + up + down - srtt) / 8.0;
+            }
+            if let Some(d) = demand {
+                c.set_usage(d.min(c.throttle()));
+            }
+            let l = loss.tick(&mut rng, 120, 0.03);
+            feed(&mut c, t, srtt, l, 0);
+            // A short learning time: the start ramp (2.5 s, held while the swing looks like a
+            // queue forming) and a little more.
+            if t >= 360 && c.throttle() < demand.unwrap_or(1.0) {
+                below_full_late += 1;
+            }
+        }
+        (c.decreases, below_full_late)
+    }
+
+    #[test]
+    fn a_300ms_path_with_a_60ms_swing_and_3pct_loss_keeps_the_full_rate() {
+        for seed in [1, 2, 3, 4, 5] {
+            // Snapshots using a third of the full allowance (4 aircraft, as bot-swarm's
+            // 150ms-30ms-3pct profile has them), and no byte budget at all. (Snapshots that
+            // fill whatever the throttle allows are not covered: once throttled, the throttle
+            // binds and the excursion is not learnt, so the swing keeps reading as a queue.)
+            for (name, demand) in [("small", Some(0.33)), ("no budget", None)] {
+                let (decreases, below) = long_jittery_lossy_path(seed, demand);
+                assert_eq!(
+                    (decreases, below),
+                    (0, 0),
+                    "seed {seed}, {name}: decreases, ticks below the demand after 6 s"
+                );
+            }
+        }
     }
 
     #[test]
