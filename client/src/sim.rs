@@ -210,12 +210,21 @@ impl Sim {
         })
     }
 
+    /// Both simulated endpoints give up after the session's idle timeout, as QUIC's do
+    /// (`--idle-timeout`), so a blackout shorter than it survives in LinkSim too.
+    fn endpoint_config(cfg: &SimConfig) -> SimEndpointConfig {
+        SimEndpointConfig {
+            idle_timeout: cfg.session.idle_timeout,
+            ..SimEndpointConfig::default()
+        }
+    }
+
     fn make_server(
         net: &SimNetwork,
         addr: SocketAddr,
         cfg: &SimConfig,
     ) -> Result<Server, SimSetupError> {
-        let endpoint = net.server(addr, SimEndpointConfig::default())?;
+        let endpoint = net.server(addr, Self::endpoint_config(cfg))?;
         let types = TypeRegistry::builtin().map_err(|e| SimSetupError::Content(e.to_string()))?;
         Ok(Server::new(cfg.server.clone(), Box::new(endpoint), types))
     }
@@ -226,7 +235,7 @@ impl Sim {
         cfg: &SimConfig,
         now: Duration,
     ) -> Result<(Client, LinkId), SimSetupError> {
-        let t = net.connect(addr, cfg.link, SimEndpointConfig::default())?;
+        let t = net.connect(addr, cfg.link, Self::endpoint_config(cfg))?;
         let link = t.link_id();
         let boxed: Box<dyn ClientTransport> = Box::new(t);
         let session = ClientSession::new(boxed, cfg.session.clone(), now);

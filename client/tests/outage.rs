@@ -200,6 +200,36 @@ fn silence_shows_the_banner_then_ends_at_the_idle_timeout_over_linksim() {
     assert_eq!(c.session().stats().interruptions, 1);
 }
 
+#[test]
+fn a_blackout_longer_than_linksims_old_ten_seconds_survives_a_longer_idle_timeout() {
+    // The simulated endpoints take the session's idle timeout (they used to give up after a
+    // fixed 10 s, so `--linksim --idle-timeout 15` ended a 12 s blackout anyway).
+    let cfg = SimConfig {
+        seed: 33,
+        link: LinkConfig::symmetric(DirectionConfig {
+            latency: Duration::from_millis(20),
+            ..DirectionConfig::default()
+        }),
+        session: SessionConfig {
+            idle_timeout: Duration::from_secs(15),
+            ..SessionConfig::default()
+        },
+        ..SimConfig::default()
+    };
+    let mut sim = Sim::new(cfg, Box::new(Level)).expect("sim");
+    sim.run_for(Duration::from_secs(3));
+    sim.blackout(Duration::from_secs(12)).expect("blackout");
+    sim.run_for(Duration::from_secs(14));
+    let c = sim.client();
+    assert_eq!(
+        c.end_reason(),
+        None,
+        "the session survived the 12 s blackout"
+    );
+    assert_eq!(c.session().state(), SessionState::InWorld);
+    assert!(c.session().interrupted_since().is_none(), "and resumed");
+}
+
 /// One real-time flight through the relay: per frame (time since the relay started, what the
 /// client shows).
 struct Flight {
