@@ -22,12 +22,19 @@ fn sim(seed: u64) -> Sim {
 
 /// `latency_ms` one-way plus a uniform 0–60 ms extra, 3 % loss each way.
 fn sim_at(seed: u64, latency_ms: u64) -> Sim {
-    let dir = DirectionConfig {
-        latency: Duration::from_millis(latency_ms),
-        jitter: Duration::from_millis(60),
-        loss: 0.03,
-        ..DirectionConfig::default()
-    };
+    sim_over(
+        seed,
+        DirectionConfig {
+            latency: Duration::from_millis(latency_ms),
+            jitter: Duration::from_millis(60),
+            loss: 0.03,
+            ..DirectionConfig::default()
+        },
+    )
+}
+
+/// Aerobatics at 144 frames/s over a symmetric link with `dir` each way.
+fn sim_over(seed: u64, dir: DirectionConfig) -> Sim {
     let cfg = SimConfig {
         seed,
         link: LinkConfig::symmetric(dir),
@@ -119,17 +126,13 @@ fn windows_announced_during_a_blackout_are_sent_again_on_resume() {
     // announced in it (up to 40 ticks past its end). The server sends the windows again to a
     // peer it hears from after a silence, so half a second after the resume the client holds
     // the server's window for every tick around the present.
-    let dir = DirectionConfig {
-        latency: Duration::from_millis(50),
-        ..DirectionConfig::default()
-    };
-    let cfg = SimConfig {
-        seed: 31,
-        link: LinkConfig::symmetric(dir),
-        frame_interval: Duration::from_nanos(1_000_000_000 / 144),
-        ..SimConfig::default()
-    };
-    let mut sim = Sim::new(cfg, Box::new(Aerobatics::default())).expect("sim");
+    let mut sim = sim_over(
+        31,
+        DirectionConfig {
+            latency: Duration::from_millis(50),
+            ..DirectionConfig::default()
+        },
+    );
     sim.run_for(Duration::from_secs(4));
     sim.blackout(Duration::from_secs(2)).expect("blackout");
     sim.run_for(Duration::from_secs(2));
