@@ -1,0 +1,1 @@
+//! glTF 2.0 models decoded into plain CPU data (meshes, materials, images, nodes) for upload.
