@@ -11,6 +11,7 @@ pub mod aero;
 pub mod atmosphere;
 pub mod env;
 pub mod fbw;
+pub mod geodetic;
 pub mod gravity;
 pub mod ground;
 pub mod integrator;
