@@ -4,7 +4,13 @@
 //! (entity index, tick, amplitude) so a client reproduces the server's gusts exactly, and the
 //! floor callback (terrain height or a moving deck). Must not: keep mutable state — every query is
 //! a pure function of its arguments.
+//!
+//! Wind vectors are written in the **level frame** of where they blow (x east, y up, z south; see
+//! [`crate::geodetic`]): a westerly is +x everywhere, horizontal on the local horizon, and at the
+//! world origin the level frame is the world's axes. [`WindField::world_at`] turns the wind at an
+//! aircraft's position into the world vector the integrator subtracts.
 
+use crate::geodetic::Enu;
 use crate::gravity::Planet;
 use crate::math::Vec3;
 
@@ -57,13 +63,14 @@ impl Floor for NoFloor {
     }
 }
 
-/// Wind: steady + altitude profile + deterministic turbulence.
+/// Wind: steady + altitude profile + deterministic turbulence, all in the local level frame
+/// (x east, y up, z south) of the point where it blows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WindField {
-    /// Steady wind everywhere (world, m/s; the air's velocity).
+    /// Steady wind everywhere (level frame, m/s; the air's velocity).
     pub steady: Vec3,
-    /// (altitude m, wind world m/s) pairs, sorted by altitude; linearly interpolated and held
-    /// beyond the ends, added to `steady`.
+    /// (altitude m, wind m/s in the level frame) pairs, sorted by altitude; linearly interpolated
+    /// and held beyond the ends, added to `steady`.
     pub profile: Vec<(f64, Vec3)>,
     /// RMS-scale turbulence amplitude, m/s (0 = calm).
     pub turbulence_m_s: f64,
@@ -105,9 +112,27 @@ impl WindField {
         self.steady + prof
     }
 
-    /// Total wind for entity `entity` at `tick` and altitude.
+    /// Total wind (level frame) for entity `entity` at `tick` and altitude.
     pub fn at(&self, altitude_m: f64, entity: u32, tick: u64) -> Vec3 {
         self.mean(altitude_m) + turbulence(entity, tick, self.turbulence_m_s)
+    }
+
+    /// Total wind as a world vector for entity `entity` at `tick`, at world position `p` whose
+    /// geodetic altitude is `altitude_m`: [`WindField::at`] turned from the level frame at `p`
+    /// into the world. Calm air is exactly zero.
+    pub fn world_at(
+        &self,
+        planet: &Planet,
+        p: Vec3,
+        altitude_m: f64,
+        entity: u32,
+        tick: u64,
+    ) -> Vec3 {
+        let local = self.at(altitude_m, entity, tick);
+        if local == Vec3::ZERO {
+            return Vec3::ZERO;
+        }
+        Enu::at(planet, p).level_to_world(local)
     }
 }
 
@@ -139,7 +164,7 @@ fn octave(entity: u32, tick: u64, axis: u64, octave_id: u64, period: u64) -> f64
     a + (b - a) * s
 }
 
-/// Turbulence velocity (world, m/s) as a pure function of entity index, tick and amplitude:
+/// Turbulence velocity (level frame, m/s) as a pure function of entity index, tick and amplitude:
 /// two octaves of smoothed value noise (2 s and 0.5 s knots) per axis, vertical at half strength.
 /// A client calling this with the server's arguments gets the server's gust to the last bit.
 pub fn turbulence(entity: u32, tick: u64, amplitude_m_s: f64) -> Vec3 {

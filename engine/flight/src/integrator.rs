@@ -137,7 +137,9 @@ pub struct AirData {
 pub fn air_data(s: &AircraftState, env: &StepEnv<'_>) -> AirData {
     let alt = env.planet.altitude(s.position);
     let atm = isa(alt);
-    let wind = env.wind.at(alt, env.entity, env.tick);
+    let wind = env
+        .wind
+        .world_at(env.planet, s.position, alt, env.entity, env.tick);
     let v_air = s.world_to_naca(s.velocity - wind);
     let tas = v_air.length();
     let (alpha, beta) = if tas > 1e-6 {

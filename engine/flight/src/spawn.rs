@@ -1,10 +1,18 @@
 //! Helpers that place an aircraft in a consistent starting state: trimmed in level flight, or
-//! parked on its gear.
+//! parked on its gear, wings level in the local horizontal plane of where it is placed.
 //!
 //! Owns: initial conditions. Must not: be called inside a step (servers call it at spawn time).
+//!
+//! Headings are compass headings (0 north, π/2 east) of a *reference frame*: the local frame of
+//! a geodetic position for [`trim_level_at`] / [`parked_at`], the world origin's frame (X east,
+//! −Z north) for the older origin-relative [`trim_level`] / [`parked`]. A heading of a reference
+//! frame is carried into the local horizontal plane of the actual position (see
+//! [`level_orientation`]), so a line of aircraft near the origin keeps one heading even though the
+//! local frame turns fast around the pole there.
 
 use crate::aero::{AeroConfig, lift_drag};
 use crate::env::Floor;
+use crate::geodetic::{self, Enu, Geodetic};
 use crate::gravity::Planet;
 use crate::math::{Quat, Vec3, cos, sin};
 use crate::model::AircraftModel;
@@ -118,8 +126,80 @@ pub fn trim_level(
     })
 }
 
-/// An aircraft at rest on its gear on the floor under `(x, z)`, heading `heading_rad`, engine at
-/// idle, struts at static deflection.
+/// The orientation at `position` of an aircraft whose nose points along compass heading
+/// `heading_rad` of the reference frame `frame`, carried into the local horizontal plane at
+/// `position`, pitched up by `pitch_rad`, wings level. With `frame` the local frame of `position`
+/// the heading is exactly the local compass heading.
+pub fn level_orientation(
+    planet: &Planet,
+    position: Vec3,
+    frame: &Enu,
+    heading_rad: f64,
+    pitch_rad: f64,
+) -> Quat {
+    let local = Enu::at(planet, position);
+    let dir = frame.horizontal_direction(heading_rad);
+    let h = dir - local.up * dir.dot(local.up);
+    let local_heading = if h.dot(h) > 1e-12 {
+        local.heading_of(h)
+    } else {
+        heading_rad
+    };
+    geodetic::orientation(&local, local_heading, pitch_rad, 0.0)
+}
+
+/// Like [`trim_level`], at a geodetic position: latitude and longitude of `at`, geodetic altitude
+/// `at.alt_m`, nose on compass heading `heading_rad` of the local frame there, velocity level.
+pub fn trim_level_at(
+    m: &AircraftModel,
+    planet: &Planet,
+    at: Geodetic,
+    tas: f64,
+    fuel_kg: f64,
+    heading_rad: f64,
+) -> Option<LevelTrim> {
+    let position = geodetic::to_world(planet, at);
+    let frame = Enu::at(planet, position);
+    trim_level_placed(
+        m,
+        planet,
+        position,
+        &frame,
+        at.alt_m,
+        tas,
+        fuel_kg,
+        heading_rad,
+    )
+}
+
+/// Like [`trim_level`], at world `position` (its geodetic altitude is the trim's), heading
+/// `heading_rad` of the reference frame `frame` (see [`level_orientation`]).
+#[allow(clippy::too_many_arguments)]
+pub fn trim_level_placed(
+    m: &AircraftModel,
+    planet: &Planet,
+    position: Vec3,
+    frame: &Enu,
+    altitude_m: f64,
+    tas: f64,
+    fuel_kg: f64,
+    heading_rad: f64,
+) -> Option<LevelTrim> {
+    let mut trim = trim_level(m, planet, altitude_m, tas, fuel_kg, heading_rad)?;
+    let position = geodetic::at_altitude(planet, position, altitude_m);
+    let level = level_orientation(planet, position, frame, heading_rad, 0.0);
+    let s = &mut trim.state;
+    s.position = position;
+    s.velocity = level.rotate(Vec3::new(0.0, 0.0, -1.0)) * tas;
+    s.orientation = level
+        .then(Quat::from_axis_angle(Vec3::new(1.0, 0.0, 0.0), trim.alpha))
+        .normalize();
+    Some(trim)
+}
+
+/// An aircraft at rest on its gear on the floor under `(x, z)` (world, near the origin), heading
+/// `heading_rad` of the origin's frame (0 along −Z, π/2 along +X), wings level on the local
+/// horizontal, engine at idle, struts at static deflection.
 pub fn parked(
     m: &AircraftModel,
     planet: &Planet,
@@ -130,6 +210,34 @@ pub fn parked(
     fuel_kg: f64,
 ) -> AircraftState {
     let probe = Vec3::new(x, 0.0, z);
+    let origin = Enu::at(planet, Vec3::ZERO);
+    parked_placed(m, planet, floor, probe, &origin, heading_rad, fuel_kg)
+}
+
+/// An aircraft at rest on its gear on the floor under latitude/longitude `at` (its altitude is
+/// ignored: the floor decides), nose on compass heading `heading_rad` of the local frame there.
+pub fn parked_at(
+    m: &AircraftModel,
+    planet: &Planet,
+    floor: &dyn Floor,
+    at: Geodetic,
+    heading_rad: f64,
+    fuel_kg: f64,
+) -> AircraftState {
+    let probe = geodetic::to_world(planet, Geodetic { alt_m: 0.0, ..at });
+    let frame = Enu::at(planet, probe);
+    parked_placed(m, planet, floor, probe, &frame, heading_rad, fuel_kg)
+}
+
+fn parked_placed(
+    m: &AircraftModel,
+    planet: &Planet,
+    floor: &dyn Floor,
+    probe: Vec3,
+    frame: &Enu,
+    heading_rad: f64,
+    fuel_kg: f64,
+) -> AircraftState {
     let f = floor.sample(planet, probe);
     let ground = if f.height_m.is_finite() {
         f.height_m
@@ -140,6 +248,7 @@ pub fn parked(
     let up = planet.up(probe);
     let pos = probe + up * (ground - planet.altitude(probe) + cg_h);
     let mut s = AircraftState::flying(pos, heading_rad, 0.0, fuel_kg);
+    s.orientation = level_orientation(planet, pos, frame, heading_rad, 0.0);
     s.gear = 1.0;
     s.wheels_on_ground = 0b111;
     s
