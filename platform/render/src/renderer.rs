@@ -1,0 +1,1115 @@
+//! The renderer: pipelines, uploaded models, and drawing a [`Frame`] into an offscreen target
+//! or a window surface.
+//!
+//! A frame is: the sky-view table (sky.wgsl `fs_lut`), models into the HDR buffer with
+//! reverse-Z depth (pbr.wgsl, instanced per model part), the sky behind them (sky.wgsl
+//! `fs_sky`, drawn only where the depth is still the cleared far plane), then exposure and
+//! tonemapping into the output (tonemap.wgsl).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use glam::{DVec3, Mat4, Vec3};
+
+use crate::RenderError;
+use crate::atmosphere::{SUN_IRRADIANCE, sky_lighting};
+use crate::camera::{CameraMatrices, relative_model_matrix, sanitize_quat};
+use crate::frame::{Category, Frame, LodHint, MAX_LIGHTS};
+use crate::gpu::Gpu;
+use crate::model::{AlphaMode, ModelData, ModelFamily, TexturePixels, choose_lod, silhouette};
+use crate::shaders::{self, Wgsl};
+use crate::surface::{SurfaceFrame, WindowSurface};
+use crate::target::{DEPTH_FORMAT, HDR_FORMAT, OFFSCREEN_FORMAT, OffscreenTarget, SceneBuffers};
+
+/// Size of the sky-view table.
+const LUT_SIZE: (u32, u32) = (192, 108);
+
+/// An uploaded model family (or builtin silhouette), referred to by instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModelHandle(u32);
+
+/// Frame constants, as `Frame` in the WGSL files.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct FrameUniforms {
+    view_proj: [[f32; 4]; 4],
+    inv_view_proj: [[f32; 4]; 4],
+    up_alt: [f32; 4],
+    sun_dir: [f32; 4],
+    sun_irr: [f32; 4],
+    sky_irr: [f32; 4],
+    ground_irr: [f32; 4],
+    fog: [f32; 4],
+    sky_x: [f32; 4],
+    sky_z: [f32; 4],
+    light_dir: [[f32; 4]; 4],
+    light_col: [[f32; 4]; 4],
+    counts: [f32; 4],
+}
+
+/// Material constants, as `Material` in pbr.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct MaterialUniforms {
+    base_color: [f32; 4],
+    emissive_cutoff: [f32; 4],
+    params: [f32; 4],
+    flags: [f32; 4],
+}
+
+#[derive(Debug)]
+struct GpuPrimitive {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    material: wgpu::BindGroup,
+    double_sided: bool,
+}
+
+/// A drawable node: its primitives and its model-space matrix in the file's pose.
+#[derive(Debug)]
+struct Part {
+    node: usize,
+    primitives: Vec<GpuPrimitive>,
+    damage: bool,
+    has_damage_variant: bool,
+}
+
+#[derive(Debug)]
+struct GpuModel {
+    data_nodes: Vec<crate::model::Node>,
+    parts: Vec<Part>,
+}
+
+#[derive(Debug)]
+struct GpuFamily {
+    base: GpuModel,
+    lods: Vec<GpuModel>,
+    body_from_mesh: Mat4,
+    radius: f32,
+}
+
+/// The renderer: create once per device, upload models, draw frames.
+#[derive(Debug)]
+pub struct Renderer {
+    uniform_bgl: wgpu::BindGroupLayout,
+    frame_bgl: wgpu::BindGroupLayout,
+    material_bgl: wgpu::BindGroupLayout,
+    tonemap_bgl: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    lut_view: wgpu::TextureView,
+    lut_sampler: wgpu::Sampler,
+    tex_sampler: wgpu::Sampler,
+    lut_pipeline: wgpu::RenderPipeline,
+    sky_pipeline: wgpu::RenderPipeline,
+    pbr_pipeline: wgpu::RenderPipeline,
+    pbr_pipeline_two_sided: wgpu::RenderPipeline,
+    tonemap_module: wgpu::ShaderModule,
+    tonemap_layout: wgpu::PipelineLayout,
+    tonemap_pipelines: Vec<(wgpu::TextureFormat, wgpu::RenderPipeline)>,
+    white: wgpu::TextureView,
+    flat_normal: wgpu::TextureView,
+    families: Vec<GpuFamily>,
+    silhouettes: Vec<(Category, ModelHandle)>,
+    instance_buffer: wgpu::Buffer,
+    instance_capacity: u64,
+    bc_textures: bool,
+}
+
+fn bgl_entry(binding: u32, ty: wgpu::BindingType) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty,
+        count: None,
+    }
+}
+
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    bgl_entry(
+        binding,
+        wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+    )
+}
+
+fn texture_entry(binding: u32, filterable: bool) -> wgpu::BindGroupLayoutEntry {
+    bgl_entry(
+        binding,
+        wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+    )
+}
+
+fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    bgl_entry(
+        binding,
+        wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+    )
+}
+
+fn solid_texture(gpu: &Gpu, label: &str, rgba: [u8; 4]) -> wgpu::TextureView {
+    let tex = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: 1,
+            height: 1,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    gpu.queue.write_texture(
+        tex.as_image_copy(),
+        &rgba,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(4),
+            rows_per_image: Some(1),
+        },
+        wgpu::Extent3d {
+            width: 1,
+            height: 1,
+            depth_or_array_layers: 1,
+        },
+    );
+    tex.create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+const VERTEX_ATTRS: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Float32x4];
+const INSTANCE_ATTRS: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![4 => Float32x4, 5 => Float32x4, 6 => Float32x4, 7 => Float32x4];
+
+impl Renderer {
+    /// Compiles the shaders and builds the pipelines and the builtin silhouettes.
+    pub fn new(gpu: &Gpu) -> Result<Renderer, RenderError> {
+        let device = &gpu.device;
+        let uniform_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("frame uniforms"),
+            entries: &[uniform_entry(0)],
+        });
+        let frame_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("frame"),
+            entries: &[uniform_entry(0), texture_entry(1, true), sampler_entry(2)],
+        });
+        let material_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("material"),
+            entries: &[
+                uniform_entry(0),
+                texture_entry(1, true),
+                texture_entry(2, true),
+                texture_entry(3, true),
+                texture_entry(4, true),
+                sampler_entry(5),
+            ],
+        });
+        let tonemap_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("tonemap"),
+            entries: &[uniform_entry(0), texture_entry(1, false)],
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("frame uniforms"),
+            size: size_of::<FrameUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let lut = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("sky-view table"),
+            size: wgpu::Extent3d {
+                width: LUT_SIZE.0,
+                height: LUT_SIZE.1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: HDR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let lut_view = lut.create_view(&wgpu::TextureViewDescriptor::default());
+        let lut_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("sky table"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let tex_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("material"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
+            ..Default::default()
+        });
+
+        let sky = shaders::compile(device, shaders::SKY)?;
+        let pbr = shaders::compile(device, shaders::PBR)?;
+        let tonemap_module = shaders::compile(device, shaders::TONEMAP)?;
+        let layout = |label, bgls: &[&wgpu::BindGroupLayout]| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &bgls.iter().map(|b| Some(*b)).collect::<Vec<_>>(),
+                immediate_size: 0,
+            })
+        };
+        let lut_layout = layout("sky table", &[&uniform_bgl]);
+        let sky_layout = layout("sky", &[&frame_bgl]);
+        let pbr_layout = layout("pbr", &[&frame_bgl, &material_bgl]);
+        let tonemap_layout = layout("tonemap", &[&tonemap_bgl]);
+
+        let fullscreen = |module: &wgpu::ShaderModule,
+                          src: Wgsl,
+                          fs: &str,
+                          layout: &wgpu::PipelineLayout,
+                          format,
+                          depth: Option<wgpu::DepthStencilState>|
+         -> Result<wgpu::RenderPipeline, RenderError> {
+            shaders::pipeline(
+                device,
+                src,
+                fs,
+                &wgpu::RenderPipelineDescriptor {
+                    label: Some(fs),
+                    layout: Some(layout),
+                    vertex: wgpu::VertexState {
+                        module,
+                        entry_point: Some("vs_fullscreen"),
+                        compilation_options: Default::default(),
+                        buffers: &[],
+                    },
+                    primitive: wgpu::PrimitiveState::default(),
+                    depth_stencil: depth,
+                    multisample: wgpu::MultisampleState::default(),
+                    fragment: Some(wgpu::FragmentState {
+                        module,
+                        entry_point: Some(fs),
+                        compilation_options: Default::default(),
+                        targets: &[Some(format_target(format))],
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                },
+            )
+        };
+        let lut_pipeline = fullscreen(&sky, shaders::SKY, "fs_lut", &lut_layout, HDR_FORMAT, None)?;
+        // The sky is drawn after the models, only where the depth is still the cleared 0.
+        let sky_pipeline = fullscreen(
+            &sky,
+            shaders::SKY,
+            "fs_sky",
+            &sky_layout,
+            HDR_FORMAT,
+            Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(false),
+                depth_compare: Some(wgpu::CompareFunction::Equal),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+        )?;
+        let pbr_pipeline_for = |cull: Option<wgpu::Face>| {
+            shaders::pipeline(
+                device,
+                shaders::PBR,
+                "fs_main",
+                &wgpu::RenderPipelineDescriptor {
+                    label: Some("pbr"),
+                    layout: Some(&pbr_layout),
+                    vertex: wgpu::VertexState {
+                        module: &pbr,
+                        entry_point: Some("vs_main"),
+                        compilation_options: Default::default(),
+                        buffers: &[
+                            Some(wgpu::VertexBufferLayout {
+                                array_stride: size_of::<crate::model::Vertex>() as u64,
+                                step_mode: wgpu::VertexStepMode::Vertex,
+                                attributes: &VERTEX_ATTRS,
+                            }),
+                            Some(wgpu::VertexBufferLayout {
+                                array_stride: 64,
+                                step_mode: wgpu::VertexStepMode::Instance,
+                                attributes: &INSTANCE_ATTRS,
+                            }),
+                        ],
+                    },
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        front_face: wgpu::FrontFace::Ccw,
+                        cull_mode: cull,
+                        ..Default::default()
+                    },
+                    depth_stencil: Some(wgpu::DepthStencilState {
+                        format: DEPTH_FORMAT,
+                        depth_write_enabled: Some(true),
+                        depth_compare: Some(wgpu::CompareFunction::Greater),
+                        stencil: Default::default(),
+                        bias: Default::default(),
+                    }),
+                    multisample: wgpu::MultisampleState::default(),
+                    fragment: Some(wgpu::FragmentState {
+                        module: &pbr,
+                        entry_point: Some("fs_main"),
+                        compilation_options: Default::default(),
+                        targets: &[Some(format_target(HDR_FORMAT))],
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                },
+            )
+        };
+        let pbr_pipeline = pbr_pipeline_for(Some(wgpu::Face::Back))?;
+        let pbr_pipeline_two_sided = pbr_pipeline_for(None)?;
+        let instance_capacity = 1024;
+        let instance_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("instances"),
+            size: instance_capacity * 64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut renderer = Renderer {
+            white: solid_texture(gpu, "white", [255; 4]),
+            flat_normal: solid_texture(gpu, "flat normal", [128, 128, 255, 255]),
+            uniform_bgl,
+            frame_bgl,
+            material_bgl,
+            tonemap_bgl,
+            uniforms,
+            lut_view,
+            lut_sampler,
+            tex_sampler,
+            lut_pipeline,
+            sky_pipeline,
+            pbr_pipeline,
+            pbr_pipeline_two_sided,
+            tonemap_module,
+            tonemap_layout,
+            tonemap_pipelines: Vec::new(),
+            families: Vec::new(),
+            silhouettes: Vec::new(),
+            instance_buffer,
+            instance_capacity,
+            bc_textures: gpu.info.bc_textures,
+        };
+        for c in Category::ALL {
+            let h = renderer.upload_model(gpu, &silhouette::silhouette(c), Mat4::IDENTITY);
+            renderer.silhouettes.push((c, h));
+        }
+        renderer.tonemap_pipeline(gpu, OFFSCREEN_FORMAT)?;
+        Ok(renderer)
+    }
+
+    /// The builtin silhouette of a category (for a type without a model).
+    pub fn silhouette(&self, category: Category) -> ModelHandle {
+        self.silhouettes
+            .iter()
+            .find(|(c, _)| *c == category)
+            .map_or(ModelHandle(0), |(_, h)| *h)
+    }
+
+    /// Uploads one model whose mesh-to-body transform is `body_from_mesh` (identity for models
+    /// authored in the body frame; [`crate::model::pack_body_from_mesh`] for the pack's).
+    pub fn upload_model(
+        &mut self,
+        gpu: &Gpu,
+        data: &ModelData,
+        body_from_mesh: Mat4,
+    ) -> ModelHandle {
+        let base = self.upload_one(gpu, data);
+        let radius = model_radius(data);
+        self.families.push(GpuFamily {
+            base,
+            lods: Vec::new(),
+            body_from_mesh,
+            radius,
+        });
+        ModelHandle(self.families.len() as u32 - 1)
+    }
+
+    /// Uploads a model family (base, LODs).
+    pub fn upload_family(&mut self, gpu: &Gpu, family: &ModelFamily) -> ModelHandle {
+        let base = self.upload_one(gpu, &family.base);
+        let lods = family
+            .lods
+            .iter()
+            .map(|m| self.upload_one(gpu, m))
+            .collect();
+        self.families.push(GpuFamily {
+            base,
+            lods,
+            body_from_mesh: family.body_from_mesh,
+            radius: model_radius(&family.base),
+        });
+        ModelHandle(self.families.len() as u32 - 1)
+    }
+
+    /// Loads `<dir>/<stem>.glb` and its siblings and uploads them; if the base file cannot be
+    /// loaded, warns and returns the category's silhouette instead (never invisible).
+    pub fn load_family_or_silhouette(
+        &mut self,
+        gpu: &Gpu,
+        dir: &Path,
+        stem: &str,
+        category: Category,
+    ) -> (ModelHandle, Option<ModelFamily>) {
+        match ModelFamily::load(dir, stem) {
+            Ok(f) => (self.upload_family(gpu, &f), Some(f)),
+            Err(e) => {
+                tracing::warn!("{e}; drawing the {category:?} silhouette instead");
+                (self.silhouette(category), None)
+            }
+        }
+    }
+
+    fn upload_one(&self, gpu: &Gpu, data: &ModelData) -> GpuModel {
+        use wgpu::util::DeviceExt;
+        let device = &gpu.device;
+        // Each image once per colour space it is used in.
+        let mut views: BTreeMap<(usize, bool), Option<wgpu::TextureView>> = BTreeMap::new();
+        let mut view_of = |index: Option<usize>, srgb: bool| -> Option<wgpu::TextureView> {
+            let i = index?;
+            views
+                .entry((i, srgb))
+                .or_insert_with(|| {
+                    data.images
+                        .get(i)
+                        .and_then(|im| im.as_ref())
+                        .and_then(|im| upload_image(gpu, im, srgb, self.bc_textures))
+                })
+                .clone()
+        };
+        let mut materials = Vec::new();
+        for m in &data.materials {
+            let base = view_of(m.base_color_texture, true);
+            let mr = view_of(m.metallic_roughness_texture, false);
+            let occ = view_of(m.occlusion_texture, false);
+            let normal = view_of(m.normal_texture, false);
+            materials.push((m.clone(), base, mr, occ, normal));
+        }
+        let default_material = crate::model::Material::default();
+        let mut parts = Vec::new();
+        for (node_index, node) in data.nodes.iter().enumerate() {
+            let Some(mesh) = node.mesh.and_then(|m| data.meshes.get(m)) else {
+                continue;
+            };
+            let mut prims = Vec::new();
+            for p in &mesh.primitives {
+                if p.indices.is_empty() {
+                    continue;
+                }
+                let (mat, base, mr, occ, normal) = match p.material.and_then(|i| materials.get(i)) {
+                    Some((m, b, r, o, n)) => (m, b.as_ref(), r.as_ref(), o.as_ref(), n.as_ref()),
+                    None => (&default_material, None, None, None, None),
+                };
+                let use_normal_map = normal.is_some() && p.has_tangents;
+                let u = MaterialUniforms {
+                    base_color: mat.base_color,
+                    emissive_cutoff: [
+                        mat.emissive[0],
+                        mat.emissive[1],
+                        mat.emissive[2],
+                        match mat.alpha {
+                            AlphaMode::Mask(c) => c,
+                            _ => -1.0,
+                        },
+                    ],
+                    params: [
+                        mat.metallic,
+                        mat.roughness,
+                        if occ.is_some() {
+                            mat.occlusion_strength
+                        } else {
+                            0.0
+                        },
+                        mat.normal_scale,
+                    ],
+                    flags: [
+                        f32::from(u8::from(use_normal_map)),
+                        f32::from(u8::from(mat.double_sided)),
+                        0.0,
+                        0.0,
+                    ],
+                };
+                let ubuf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("material"),
+                    contents: bytemuck::bytes_of(&u),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+                let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("material"),
+                    layout: &self.material_bgl,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: ubuf.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(
+                                base.unwrap_or(&self.white),
+                            ),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::TextureView(mr.unwrap_or(&self.white)),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::TextureView(
+                                occ.unwrap_or(&self.white),
+                            ),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 4,
+                            resource: wgpu::BindingResource::TextureView(
+                                normal.unwrap_or(&self.flat_normal),
+                            ),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 5,
+                            resource: wgpu::BindingResource::Sampler(&self.tex_sampler),
+                        },
+                    ],
+                });
+                prims.push(GpuPrimitive {
+                    vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("vertices"),
+                        contents: bytemuck::cast_slice(&p.vertices),
+                        usage: wgpu::BufferUsages::VERTEX,
+                    }),
+                    indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("indices"),
+                        contents: bytemuck::cast_slice(&p.indices),
+                        usage: wgpu::BufferUsages::INDEX,
+                    }),
+                    index_count: p.indices.len() as u32,
+                    material: bind,
+                    double_sided: mat.double_sided,
+                });
+            }
+            let name = node.name.clone().unwrap_or_default();
+            parts.push(Part {
+                node: node_index,
+                primitives: prims,
+                damage: data.under_damage_node(node_index),
+                has_damage_variant: data.node_index(&format!("{name}_b")).is_some(),
+            });
+        }
+        GpuModel {
+            data_nodes: data.nodes.clone(),
+            parts,
+        }
+    }
+
+    fn tonemap_pipeline(
+        &mut self,
+        gpu: &Gpu,
+        format: wgpu::TextureFormat,
+    ) -> Result<usize, RenderError> {
+        if let Some(i) = self
+            .tonemap_pipelines
+            .iter()
+            .position(|(f, _)| *f == format)
+        {
+            return Ok(i);
+        }
+        let p = shaders::pipeline(
+            &gpu.device,
+            shaders::TONEMAP,
+            "fs_tonemap",
+            &wgpu::RenderPipelineDescriptor {
+                label: Some("tonemap"),
+                layout: Some(&self.tonemap_layout),
+                vertex: wgpu::VertexState {
+                    module: &self.tonemap_module,
+                    entry_point: Some("vs_fullscreen"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: None,
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &self.tonemap_module,
+                    entry_point: Some("fs_tonemap"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(format_target(format))],
+                }),
+                multiview_mask: None,
+                cache: None,
+            },
+        )?;
+        self.tonemap_pipelines.push((format, p));
+        Ok(self.tonemap_pipelines.len() - 1)
+    }
+
+    /// Draws `frame` into an offscreen target (read it back with
+    /// [`OffscreenTarget::read_rgba`] or [`OffscreenTarget::save_png`]).
+    pub fn render_offscreen(
+        &mut self,
+        gpu: &Gpu,
+        frame: &Frame,
+        target: &OffscreenTarget,
+    ) -> Result<(), RenderError> {
+        self.render_into(gpu, frame, &target.scene, &target.view, OFFSCREEN_FORMAT)
+    }
+
+    /// Draws `frame` into an acquired window frame (then present it).
+    pub fn render_to_surface(
+        &mut self,
+        gpu: &Gpu,
+        frame: &Frame,
+        surface: &WindowSurface,
+        out: &SurfaceFrame,
+    ) -> Result<(), RenderError> {
+        self.render_into(gpu, frame, &surface.scene, &out.view, surface.view_format)
+    }
+
+    fn render_into(
+        &mut self,
+        gpu: &Gpu,
+        frame: &Frame,
+        scene: &SceneBuffers,
+        output: &wgpu::TextureView,
+        output_format: wgpu::TextureFormat,
+    ) -> Result<(), RenderError> {
+        let tonemap_index = self.tonemap_pipeline(gpu, output_format)?;
+        let device = &gpu.device;
+        let camera = &frame.camera;
+        let matrices = CameraMatrices::new(camera);
+        let lighting = sky_lighting(&frame.sky, camera.position);
+        let up = lighting.up;
+        let sun = frame.sky.sun_direction.normalize_or(DVec3::Y).as_vec3();
+        // The sky frame: x towards the sun's azimuth, z completing a right-handed frame.
+        let sun_h = sun - up * sun.dot(up);
+        let sky_x = sun_h
+            .try_normalize()
+            .unwrap_or_else(|| up.any_orthonormal_vector());
+        let sky_z = sky_x.cross(up);
+        if frame.lights.len() > MAX_LIGHTS {
+            tracing::warn!(
+                count = frame.lights.len(),
+                "more than {MAX_LIGHTS} extra lights; the rest are ignored"
+            );
+        }
+        let mut light_dir = [[0.0; 4]; 4];
+        let mut light_col = [[0.0; 4]; 4];
+        for (i, l) in frame.lights.iter().take(MAX_LIGHTS).enumerate() {
+            let d = l.direction.try_normalize().unwrap_or(Vec3::Y);
+            light_dir[i] = d.extend(0.0).to_array();
+            light_col[i] = l.color.extend(0.0).to_array();
+        }
+        let atmosphere = if frame.sky.atmosphere { 1.0 } else { 0.0 };
+        let u = FrameUniforms {
+            view_proj: matrices.view_proj.to_cols_array_2d(),
+            inv_view_proj: matrices.view_proj.inverse().to_cols_array_2d(),
+            up_alt: up.extend(lighting.altitude_m).to_array(),
+            sun_dir: sun.extend(atmosphere).to_array(),
+            sun_irr: lighting
+                .sun_irradiance
+                .extend(if frame.sky.sun_intensity > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                })
+                .to_array(),
+            sky_irr: lighting.sky_irradiance.extend(lighting.exposure).to_array(),
+            ground_irr: lighting.ground_irradiance.extend(0.0).to_array(),
+            fog: [
+                frame.sky.weather.fog_density_per_m.clamp(0.0, 1.0),
+                frame.sky.weather.cloud_cover.clamp(0.0, 1.0),
+                frame.sky.planet_radius_m as f32,
+                SUN_IRRADIANCE,
+            ],
+            sky_x: sky_x.extend(0.0).to_array(),
+            sky_z: sky_z.extend(0.0).to_array(),
+            light_dir,
+            light_col,
+            counts: [
+                frame.lights.len().min(MAX_LIGHTS) as f32,
+                scene.width as f32,
+                scene.height as f32,
+                0.0,
+            ],
+        };
+        gpu.queue
+            .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
+
+        // Instances: one model matrix per drawn part, grouped so each part is one draw.
+        let batches = self.build_batches(frame, scene.height);
+        let total: u64 = batches.iter().map(|b| b.matrices.len() as u64).sum();
+        if total > self.instance_capacity {
+            self.instance_capacity = total.next_power_of_two();
+            self.instance_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("instances"),
+                size: self.instance_capacity * 64,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+        }
+        let mut all: Vec<[f32; 16]> = Vec::with_capacity(total as usize);
+        for b in &batches {
+            all.extend(b.matrices.iter().map(|m| m.to_cols_array()));
+        }
+        if !all.is_empty() {
+            gpu.queue
+                .write_buffer(&self.instance_buffer, 0, bytemuck::cast_slice(&all));
+        }
+
+        let uniform_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("frame uniforms"),
+            layout: &self.uniform_bgl,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: self.uniforms.as_entire_binding(),
+            }],
+        });
+        let frame_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("frame"),
+            layout: &self.frame_bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&self.lut_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&self.lut_sampler),
+                },
+            ],
+        });
+        let tonemap_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("tonemap"),
+            layout: &self.tonemap_bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&scene.hdr_view),
+                },
+            ],
+        });
+
+        let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("frame"),
+        });
+        if frame.sky.atmosphere {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("sky table"),
+                color_attachments: &[Some(color_attachment(&self.lut_view))],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&self.lut_pipeline);
+            pass.set_bind_group(0, &uniform_bind, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("scene"),
+                color_attachments: &[Some(color_attachment(&scene.hdr_view))],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &scene.depth_view,
+                    // Reverse-Z: the far plane (infinity) is 0.
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &frame_bind, &[]);
+            pass.set_vertex_buffer(1, self.instance_buffer.slice(..));
+            let mut first = 0u32;
+            for b in &batches {
+                let count = b.matrices.len() as u32;
+                let model = match b.lod {
+                    None => &self.families[b.family].base,
+                    Some(l) => &self.families[b.family].lods[l],
+                };
+                for prim in &model.parts[b.part].primitives {
+                    pass.set_pipeline(if prim.double_sided {
+                        &self.pbr_pipeline_two_sided
+                    } else {
+                        &self.pbr_pipeline
+                    });
+                    pass.set_bind_group(1, &prim.material, &[]);
+                    pass.set_vertex_buffer(0, prim.vertices.slice(..));
+                    pass.set_index_buffer(prim.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..prim.index_count, 0, first..first + count);
+                }
+                first += count;
+            }
+            pass.set_pipeline(&self.sky_pipeline);
+            pass.set_bind_group(0, &frame_bind, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("tonemap"),
+                color_attachments: &[Some(color_attachment(output))],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&self.tonemap_pipelines[tonemap_index].1);
+            pass.set_bind_group(0, &tonemap_bind, &[]);
+            pass.draw(0..3, 0..1);
+        }
+        gpu.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    fn build_batches(&self, frame: &Frame, viewport_h: u32) -> Vec<Batch> {
+        let camera = &frame.camera;
+        let mut groups: BTreeMap<(usize, Option<usize>, usize), Vec<Mat4>> = BTreeMap::new();
+        for inst in &frame.instances {
+            let Some(family) = self.families.get(inst.model.0 as usize) else {
+                tracing::warn!(
+                    handle = inst.model.0,
+                    "instance of an unknown model handle skipped"
+                );
+                continue;
+            };
+            if !inst.position.is_finite() {
+                continue;
+            }
+            let scale = if inst.scale.is_finite() && inst.scale > 0.0 {
+                inst.scale
+            } else {
+                1.0
+            };
+            let distance = (inst.position - camera.position).length() as f32;
+            let radius = family.radius * scale;
+            // Cull what lies wholly behind the camera.
+            let forward = camera.forward();
+            if ((inst.position - camera.position).dot(forward) as f32) < -radius {
+                continue;
+            }
+            let lod = match inst.lod {
+                LodHint::Base => None,
+                LodHint::Lod(i) => {
+                    (!family.lods.is_empty()).then(|| (i as usize).min(family.lods.len() - 1))
+                }
+                LodHint::Auto => choose_lod(
+                    radius,
+                    distance,
+                    camera.vertical_fov_rad as f32,
+                    viewport_h,
+                    family.lods.len(),
+                ),
+            };
+            let model = match lod {
+                None => &family.base,
+                Some(l) => &family.lods[l],
+            };
+            let base = relative_model_matrix(
+                camera.position,
+                inst.position,
+                sanitize_quat(inst.orientation),
+                f64::from(scale),
+            ) * family.body_from_mesh;
+            let node_matrix = |i: usize| -> Mat4 {
+                let mut m = Mat4::IDENTITY;
+                let mut at = Some(i);
+                let mut depth = 0;
+                while let Some(n) = at {
+                    let Some(node) = model.data_nodes.get(n) else {
+                        break;
+                    };
+                    let local = match inst.articulation.iter().find(|p| p.node as usize == n) {
+                        Some(p) if p.rotation.is_finite() && p.translation.is_finite() => {
+                            Mat4::from_scale_rotation_translation(
+                                node.scale,
+                                p.rotation.normalize(),
+                                p.translation,
+                            )
+                        }
+                        _ => node.local_matrix(),
+                    };
+                    m = local * m;
+                    at = node.parent;
+                    depth += 1;
+                    if depth > crate::model::MAX_DEPTH {
+                        break;
+                    }
+                }
+                m
+            };
+            for (pi, part) in model.parts.iter().enumerate() {
+                let show = if inst.damaged {
+                    part.damage || !part.has_damage_variant
+                } else {
+                    !part.damage
+                };
+                if !show || part.primitives.is_empty() {
+                    continue;
+                }
+                groups
+                    .entry((inst.model.0 as usize, lod, pi))
+                    .or_default()
+                    .push(base * node_matrix(part.node));
+            }
+        }
+        groups
+            .into_iter()
+            .map(|((family, lod, part), matrices)| Batch {
+                family,
+                lod,
+                part,
+                matrices,
+            })
+            .collect()
+    }
+}
+
+struct Batch {
+    family: usize,
+    lod: Option<usize>,
+    part: usize,
+    matrices: Vec<Mat4>,
+}
+
+fn format_target(format: wgpu::TextureFormat) -> wgpu::ColorTargetState {
+    wgpu::ColorTargetState {
+        format,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    }
+}
+
+fn color_attachment(view: &wgpu::TextureView) -> wgpu::RenderPassColorAttachment<'_> {
+    wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+            store: wgpu::StoreOp::Store,
+        },
+    }
+}
+
+/// Bounding radius around the model origin (for LOD and culling).
+fn model_radius(data: &ModelData) -> f32 {
+    data.bounds()
+        .map_or(1.0, |(lo, hi)| lo.length().max(hi.length()).max(0.1))
+}
+
+/// Uploads an image with a full mip chain (RGBA8: made here; blocks: as the file holds them).
+/// Block formats on a device without BC support are skipped with a warning (the factors stay).
+fn upload_image(
+    gpu: &Gpu,
+    image: &crate::model::ImageData,
+    srgb: bool,
+    bc: bool,
+) -> Option<wgpu::TextureView> {
+    use wgpu::util::DeviceExt;
+    let (w, h) = (image.width, image.height);
+    match &image.pixels {
+        TexturePixels::Rgba8(px) => {
+            let rgba = image::RgbaImage::from_raw(w, h, px.clone())?;
+            let levels = (32 - w.max(h).leading_zeros()).max(1);
+            let mut data = Vec::new();
+            let mut level = rgba;
+            for i in 0..levels {
+                data.extend_from_slice(level.as_raw());
+                if i + 1 < levels {
+                    let (nw, nh) = ((level.width() / 2).max(1), (level.height() / 2).max(1));
+                    level = image::imageops::resize(
+                        &level,
+                        nw,
+                        nh,
+                        image::imageops::FilterType::Triangle,
+                    );
+                }
+            }
+            let format = if srgb {
+                wgpu::TextureFormat::Rgba8UnormSrgb
+            } else {
+                wgpu::TextureFormat::Rgba8Unorm
+            };
+            let tex = gpu.device.create_texture_with_data(
+                &gpu.queue,
+                &wgpu::TextureDescriptor {
+                    label: Some("model texture"),
+                    size: wgpu::Extent3d {
+                        width: w,
+                        height: h,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: levels,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                },
+                wgpu::util::TextureDataOrder::MipMajor,
+                &data,
+            );
+            Some(tex.create_view(&wgpu::TextureViewDescriptor::default()))
+        }
+        TexturePixels::Blocks { format, levels } => {
+            if !bc {
+                tracing::warn!(image = %image.source.display(), "the device cannot sample BC textures; using the material's factors");
+                return None;
+            }
+            // Block textures need sides that are multiples of 4 at level 0.
+            if !w.is_multiple_of(4) || !h.is_multiple_of(4) {
+                tracing::warn!(image = %image.source.display(), "block texture side not a multiple of 4; using the material's factors");
+                return None;
+            }
+            let max_levels = 32 - w.max(h).leading_zeros();
+            let n = (levels.len() as u32).min(max_levels).max(1);
+            let data: Vec<u8> = levels.iter().take(n as usize).flatten().copied().collect();
+            let tex = gpu.device.create_texture_with_data(
+                &gpu.queue,
+                &wgpu::TextureDescriptor {
+                    label: Some("model texture (blocks)"),
+                    size: wgpu::Extent3d {
+                        width: w,
+                        height: h,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: n,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: format.wgpu_format(),
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                },
+                wgpu::util::TextureDataOrder::MipMajor,
+                &data,
+            );
+            Some(tex.create_view(&wgpu::TextureViewDescriptor::default()))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The WGSL sources (one file per pipeline in the repository's `shaders/`), compiled so that a
+//! shader or pipeline error names the file and line.
+
+use crate::RenderError;
+
+/// One WGSL file, embedded at build time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wgsl {
+    /// Repository-relative file name, for errors.
+    pub file: &'static str,
+    /// Its text.
+    pub text: &'static str,
+}
+
+pub(crate) const SKY: Wgsl = Wgsl {
+    file: "shaders/sky.wgsl",
+    text: include_str!("../../../shaders/sky.wgsl"),
+};
+pub(crate) const PBR: Wgsl = Wgsl {
+    file: "shaders/pbr.wgsl",
+    text: include_str!("../../../shaders/pbr.wgsl"),
+};
+pub(crate) const TONEMAP: Wgsl = Wgsl {
+    file: "shaders/tonemap.wgsl",
+    text: include_str!("../../../shaders/tonemap.wgsl"),
+};
+
+/// Compiles `src`; a parse or validation error becomes [`RenderError::Shader`] with the line
+/// and column the compiler reports.
+pub(crate) fn compile(device: &wgpu::Device, src: Wgsl) -> Result<wgpu::ShaderModule, RenderError> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(src.file),
+        source: wgpu::ShaderSource::Wgsl(src.text.into()),
+    });
+    let error = pollster::block_on(scope.pop());
+    let info = pollster::block_on(module.get_compilation_info());
+    if let Some(msg) = info
+        .messages
+        .iter()
+        .find(|m| m.message_type == wgpu::CompilationMessageType::Error)
+    {
+        let (line, column) = msg
+            .location
+            .map_or((0, 0), |l| (l.line_number, l.line_position));
+        return Err(RenderError::Shader {
+            file: src.file,
+            line,
+            column,
+            message: msg.message.clone(),
+        });
+    }
+    if let Some(e) = error {
+        return Err(RenderError::Shader {
+            file: src.file,
+            line: 0,
+            column: 0,
+            message: e.to_string(),
+        });
+    }
+    Ok(module)
+}
+
+/// The line of `fn <entry>` in `src` (1-based), to name where a pipeline's entry point is.
+pub(crate) fn entry_line(src: Wgsl, entry: &str) -> u32 {
+    let needle = format!("fn {entry}(");
+    src.text
+        .lines()
+        .position(|l| l.contains(&needle))
+        .map_or(0, |i| i as u32 + 1)
+}
+
+/// Creates a render pipeline; a validation error names the file and the entry point's line.
+pub(crate) fn pipeline(
+    device: &wgpu::Device,
+    src: Wgsl,
+    entry: &str,
+    desc: &wgpu::RenderPipelineDescriptor<'_>,
+) -> Result<wgpu::RenderPipeline, RenderError> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let p = device.create_render_pipeline(desc);
+    match pollster::block_on(scope.pop()) {
+        None => Ok(p),
+        Some(e) => Err(RenderError::Shader {
+            file: src.file,
+            line: entry_line(src, entry),
+            column: 1,
+            message: format!("pipeline for `{entry}`: {e}"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_points_are_found() {
+        assert!(entry_line(PBR, "fs_main") > 1);
+        assert!(entry_line(SKY, "fs_lut") > 1);
+        assert_eq!(entry_line(TONEMAP, "no_such_entry"), 0);
+    }
+}
