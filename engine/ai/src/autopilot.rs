@@ -556,7 +556,9 @@ impl HoldCourse {
     /// Acceleration holding the captured course and altitude (capturing them on first use).
     pub fn accel(&mut self, me: &EntityView, steer: &LevelSteer) -> Vec3 {
         let (dir, alt) = *self.captured.get_or_insert_with(|| {
-            let h = unit_or(horizontal(track(me), me.up), Vec3::new(0.0, 0.0, -1.0));
+            // Local north when there is no track to hold (at the origin: world −Z, as before).
+            let north = fl_flight::geodetic::Enu::from_up(me.up).north;
+            let h = unit_or(horizontal(track(me), me.up), north);
             (h, me.altitude_m)
         });
         steer.accel(me, dir, 0.0, alt)

@@ -11,6 +11,7 @@ use crate::autopilot::Power;
 use crate::controller::{Controller, ParamError};
 use crate::controllers::break_turn::{BreakTurn, BreakTurnParams};
 use crate::controllers::evade::{Evade, EvadeParams};
+use crate::controllers::heading::{HeadingHold, HeadingParams};
 use crate::controllers::loiter::{Direction, Loiter, LoiterParams};
 use crate::controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};
 use crate::controllers::waypoint::{Waypoint, WaypointParams};
@@ -19,8 +20,9 @@ use crate::view::{DEFAULT_THREAT_RADIUS_M, EntityId, Target, WorldView};
 use fl_flight::math::Vec3;
 
 /// The behaviours [`build`] knows, in documentation order.
-pub const BEHAVIOURS: [&str; 9] = [
+pub const BEHAVIOURS: [&str; 10] = [
     "loiter",
+    "heading",
     "waypoint",
     "pursuit",
     "lead",
@@ -180,6 +182,7 @@ fn build_args(
     let p = Parser { behaviour: b, ctx };
     match b {
         "loiter" => p.loiter(positional, named),
+        "heading" => p.heading(positional, named),
         "waypoint" => p.waypoint(positional, named),
         "pursuit" | "lead" | "lag" => p.pursuit(positional, named),
         "evade" => p.evade(positional, named),
@@ -199,6 +202,12 @@ const LOITER: Spec = &[
     ("alt", true),
     ("radius", true),
     ("dir", true),
+    ("speed", true),
+    ("max_bank", false),
+];
+const HEADING: Spec = &[
+    ("heading", true),
+    ("alt", true),
     ("speed", true),
     ("max_bank", false),
 ];
@@ -462,6 +471,30 @@ impl Parser<'_, '_> {
         let a = self.collect(LOITER, positional, named)?;
         let p = self.loiter_params(&a)?;
         Ok(Box::new(Loiter::new(p).map_err(|e| self.param(e))?))
+    }
+
+    fn heading(
+        &self,
+        positional: &[&str],
+        named: &[(&str, &str)],
+    ) -> Result<Box<dyn Controller>, FactoryError> {
+        let a = self.collect(HEADING, positional, named)?;
+        let mut p = HeadingParams::default();
+        match self.opt_number(&a, "heading")? {
+            Some(h) => p.heading_deg = h,
+            None => {
+                return Err(FactoryError::MissingArg {
+                    behaviour: self.behaviour,
+                    key: "heading",
+                });
+            }
+        }
+        p.altitude_m = self.opt_number(&a, "alt")?;
+        p.speed_mps = self.opt_number(&a, "speed")?;
+        if let Some(b) = self.opt_number(&a, "max_bank")? {
+            p.max_bank_deg = b;
+        }
+        Ok(Box::new(HeadingHold::new(p).map_err(|e| self.param(e))?))
     }
 
     fn waypoint(

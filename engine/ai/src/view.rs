@@ -7,6 +7,7 @@
 //! ties by entity index, so a spatial hash may return candidates in any order.
 
 use fl_flight::atmosphere::G0;
+use fl_flight::gravity::Planet;
 use fl_flight::integrator::{StepEnv, air_data};
 use fl_flight::math::Vec3;
 use fl_flight::model::AircraftModel;
@@ -170,9 +171,22 @@ pub struct EntityView {
 pub const NO_FLOOR_AGL_M: f64 = 1.0e9;
 
 impl EntityView {
-    /// A point entity (no attitude, no air data): a ground vehicle, a waypoint marker, a test
-    /// target. Airspeed is the inertial speed; `up` is the world Y axis; AGL equals the altitude.
+    /// A point entity (no attitude, no air data) on the sim's Earth: see [`EntityView::point_on`].
     pub fn point(id: EntityId, faction: Faction, position: Vec3, velocity: Vec3) -> Self {
+        Self::point_on(&Planet::earth(), id, faction, position, velocity)
+    }
+
+    /// A point entity (no attitude, no air data): a ground vehicle, a waypoint marker, a test
+    /// target. Airspeed is the inertial speed; `up` is the local vertical and `altitude_m` the
+    /// geodetic altitude on `planet` (world Y only at the origin); AGL equals the altitude.
+    pub fn point_on(
+        planet: &Planet,
+        id: EntityId,
+        faction: Faction,
+        position: Vec3,
+        velocity: Vec3,
+    ) -> Self {
+        let altitude_m = planet.altitude(position);
         Self {
             id,
             faction,
@@ -182,9 +196,9 @@ impl EntityView {
             velocity,
             orientation: fl_flight::math::Quat::IDENTITY,
             body_rates: Vec3::ZERO,
-            up: Vec3::Y,
-            altitude_m: position.y,
-            height_agl_m: position.y,
+            up: planet.up(position),
+            altitude_m,
+            height_agl_m: altitude_m,
             airspeed_mps: velocity.length(),
             dynamic_pressure_pa: 0.0,
             alpha_rad: 0.0,

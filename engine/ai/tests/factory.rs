@@ -71,6 +71,7 @@ fn trace(mut c: Box<dyn Controller>) -> Vec<[u64; 4]> {
 fn every_behaviour_builds_and_names_itself() {
     let cases = [
         ("loiter", "loiter"),
+        ("heading 90 5000 220", "heading"),
         ("waypoint 0 3000 -5000", "waypoint"),
         ("pursuit 3", "pursuit"),
         ("lead 3", "lead"),

@@ -116,6 +116,43 @@ impl Sim {
         (self.crafts.len() - 1) as u32
     }
 
+    /// Adds an aircraft trimmed in level flight at the geodetic position `at`, compass heading
+    /// `heading_deg` of the local frame there, true airspeed `tas`. Returns its index.
+    pub fn add_at(
+        &mut self,
+        model: usize,
+        at: fl_flight::geodetic::Geodetic,
+        heading_deg: f64,
+        tas: f64,
+        faction: u16,
+    ) -> u32 {
+        let m = &self.models[model];
+        let trim = fl_flight::spawn::trim_level_at(
+            m,
+            &self.planet,
+            at,
+            tas,
+            0.6 * m.max_fuel_kg,
+            heading_deg.to_radians(),
+        )
+        .unwrap_or_else(|| panic!("{} cannot trim at {at:?}, {tas} m/s", m.name));
+        let mut state = trim.state;
+        let env = self.env_for(self.crafts.len() as u32);
+        step(m, &mut state, &trim.controls, &env);
+        self.crafts.push(Craft {
+            model,
+            state,
+            faction,
+            generation: 1,
+            hp: 1.0,
+            alive: true,
+            controller: None,
+            fixed: trim.controls,
+            last: trim.controls,
+        });
+        (self.crafts.len() - 1) as u32
+    }
+
     pub fn set_controller(&mut self, i: u32, c: Box<dyn Controller>) {
         self.crafts[i as usize].controller = Some(c);
     }
