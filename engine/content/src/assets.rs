@@ -302,6 +302,17 @@ impl PackRoot {
     /// Names that are not valid asset-name components are returned in the second list so the
     /// caller can warn about them. A missing directory is empty.
     pub fn list(&self, dir: &str, ext: &str) -> Result<DirListing, ContentError> {
+        self.list_at_most(dir, ext, MAX_DIR_ENTRIES)
+    }
+
+    /// [`PackRoot::list`] with another bound on the directory's entries (terrain levels hold
+    /// many more files than a definition directory; the caller picks a bound it can afford).
+    pub fn list_at_most(
+        &self,
+        dir: &str,
+        ext: &str,
+        max_entries: usize,
+    ) -> Result<DirListing, ContentError> {
         let Some(real) = self.resolve(dir)? else {
             return Ok(DirListing::default());
         };
@@ -315,10 +326,10 @@ impl PackRoot {
         let mut out = DirListing::default();
         let suffix = format!(".{ext}");
         for (n, entry) in rd.enumerate() {
-            if n >= MAX_DIR_ENTRIES {
+            if n >= max_entries {
                 return Err(ContentError::TooManyFiles {
                     dir: real,
-                    max: MAX_DIR_ENTRIES,
+                    max: max_entries,
                 });
             }
             let entry = entry.map_err(|source| ContentError::Io {

@@ -2,5 +2,25 @@
 //! builtin procedural base. Read by the simulation (ground contact) and the renderer alike. Must
 //! not: depend on a GPU, a window, or on what a cache happens to hold for any height the
 //! simulation reads.
+//!
+//! * [`cube`]: the cube-sphere mapping (faces, warp, lat/lon, tile keys), the C++ original's;
+//! * [`tile`]: a tile's PNG files and names;
+//! * [`pack`]: the stack's theaters and tile files, and each pack's terrain digest;
+//! * [`store`]: decoded tiles in a byte-bounded cache, synchronous and background loading;
+//! * [`base`]: the procedural planet under every pack;
+//! * [`terrain`]: the surface (finest level, level and theater edge blends, base), the floor.
+//!
+//! See docs/terrain.md.
 
+pub mod base;
 pub mod cube;
+pub mod pack;
+pub mod store;
+pub mod terrain;
+pub mod tile;
+
+pub use base::Base;
+pub use cube::TileKey;
+pub use pack::{Bounds, PackTerrain, TerrainIndex, Theater, WORLD_TERRAIN_ID};
+pub use store::{CacheStats, Layer, Loaded, TileData, TileLoader, TileStore};
+pub use terrain::{HeightInfo, Terrain, TerrainConfig};

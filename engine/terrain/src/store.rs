@@ -1,0 +1,327 @@
+//! Decoded tiles: a cache bounded in bytes, the synchronous load the simulation uses, and a
+//! loader thread the renderer asks so its thread never waits on a disk.
+//!
+//! Owns the decoded tiles and each tile file's verdict. A file is decoded the first time anyone
+//! needs it; its verdict (good, or bad with one warning naming the file) is kept for the life of
+//! the store, because a file does not change while the game runs. A good tile's samples may be
+//! evicted (least recently used first) and decoded again later: the samples are a pure function
+//! of the file, so what the simulation reads never depends on what the cache holds. Must not:
+//! decide which tile a height comes from (the terrain does), or let a caller block on another
+//! thread's load (two threads missing the same tile both decode it; the first insert wins).
+
+use crate::cube::TileKey;
+use crate::pack::{STATE_BAD, STATE_GOOD, STATE_UNKNOWN, TerrainIndex, TileFile};
+use crate::tile::{self, MAX_TILE_FILE_BYTES};
+use fl_content::AssetKind;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, RwLock};
+
+/// Which file of a tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layer {
+    /// `tile_<i>_<j>.png`.
+    Heights,
+    /// `tile_<i>_<j>_lc.png`.
+    LandCover,
+}
+
+/// A decoded tile.
+#[derive(Debug, Clone)]
+pub enum TileData {
+    /// Heights, m, row-major 129 × 129 (row = t, column = s).
+    Heights(Arc<tile::Heights>),
+    /// ESA WorldCover classes, row-major 129 × 129.
+    LandCover(Arc<tile::Classes>),
+}
+
+impl TileData {
+    /// Bytes this tile holds in the cache.
+    pub fn bytes(&self) -> usize {
+        match self {
+            TileData::Heights(h) => h.len() * 2,
+            TileData::LandCover(c) => c.len(),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    data: TileData,
+    stamp: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    map: HashMap<(Layer, u64), Slot>,
+    bytes: usize,
+}
+
+/// Cache statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheStats {
+    /// Tiles held.
+    pub tiles: usize,
+    /// Bytes held.
+    pub bytes: usize,
+    /// The bound.
+    pub budget: usize,
+    /// Tiles decoded since the store was made.
+    pub decodes: u64,
+    /// Tiles evicted since the store was made.
+    pub evictions: u64,
+}
+
+/// The tile store: the index, the verdicts and the byte-bounded cache.
+#[derive(Debug)]
+pub struct TileStore {
+    index: TerrainIndex,
+    inner: RwLock<Inner>,
+    clock: AtomicU64,
+    budget: usize,
+    decodes: AtomicU64,
+    evictions: AtomicU64,
+    bad: std::sync::Mutex<Vec<String>>,
+}
+
+impl TileStore {
+    /// A store over `index` whose cache holds at most `budget_bytes` of samples (at least one
+    /// tile is always kept, whatever the bound).
+    pub fn new(index: TerrainIndex, budget_bytes: usize) -> Self {
+        Self {
+            index,
+            inner: RwLock::new(Inner::default()),
+            clock: AtomicU64::new(0),
+            budget: budget_bytes,
+            decodes: AtomicU64::new(0),
+            evictions: AtomicU64::new(0),
+            bad: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The index.
+    pub fn index(&self) -> &TerrainIndex {
+        &self.index
+    }
+
+    fn file(&self, layer: Layer, key: TileKey) -> Option<&TileFile> {
+        match layer {
+            Layer::Heights => self.index.heights.get(&key.packed()),
+            Layer::LandCover => self.index.cover.get(&key.packed()),
+        }
+    }
+
+    /// The cached tile, without loading (never blocks on a disk; `None` when absent).
+    pub fn cached(&self, layer: Layer, key: TileKey) -> Option<TileData> {
+        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        let slot = inner.map.get(&(layer, key.packed()))?;
+        slot.stamp.store(
+            self.clock.fetch_add(1, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        Some(slot.data.clone())
+    }
+
+    /// Whether the tile exists and decodes. Decodes it once to find out (then remembers).
+    pub fn usable(&self, layer: Layer, key: TileKey) -> bool {
+        match self.file(layer, key).map(TileFile::state) {
+            None => false,
+            Some(STATE_GOOD) => true,
+            Some(STATE_BAD) => false,
+            Some(_) => self.load(layer, key).is_some(),
+        }
+    }
+
+    /// The tile, loading it synchronously on a miss (the simulation's path). `None` when the
+    /// index has no such file or the file is bad.
+    pub fn load(&self, layer: Layer, key: TileKey) -> Option<TileData> {
+        let file = self.file(layer, key)?;
+        if file.state() == STATE_BAD {
+            return None;
+        }
+        if let Some(d) = self.cached(layer, key) {
+            return Some(d);
+        }
+        match self.decode(layer, file) {
+            Ok(data) => {
+                file.state.store(STATE_GOOD, Ordering::Release);
+                self.insert(layer, key, data.clone());
+                Some(data)
+            }
+            Err(why) => {
+                // One warning per file, whichever thread gets here first.
+                if file
+                    .state
+                    .compare_exchange(
+                        STATE_UNKNOWN,
+                        STATE_BAD,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+                {
+                    let pack = &self.index.packs[file.pack].id;
+                    let msg = format!(
+                        "{pack}/{}: terrain tile skipped ({why}); the coarser level is used",
+                        file.rel
+                    );
+                    tracing::warn!("{msg}");
+                    self.bad.lock().unwrap_or_else(|e| e.into_inner()).push(msg);
+                }
+                file.state.store(STATE_BAD, Ordering::Release);
+                None
+            }
+        }
+    }
+
+    fn decode(&self, layer: Layer, file: &TileFile) -> Result<TileData, String> {
+        self.decodes.fetch_add(1, Ordering::Relaxed);
+        let root = &self.index.packs[file.pack].root;
+        let path = root
+            .resolve(&file.rel)
+            .map_err(|e| e.to_string())?
+            .ok_or("the file is gone")?;
+        let limit = AssetKind::Terrain.default_limit().min(MAX_TILE_FILE_BYTES);
+        let bytes = root
+            .read(&path, AssetKind::Terrain, limit)
+            .map_err(|e| e.to_string())?;
+        match layer {
+            Layer::Heights => tile::decode_heights(&bytes)
+                .map(|h| TileData::Heights(Arc::new(h)))
+                .map_err(|e| format!("it {e}")),
+            Layer::LandCover => tile::decode_land_cover(&bytes)
+                .map(|c| TileData::LandCover(Arc::new(c)))
+                .map_err(|e| format!("it {e}")),
+        }
+    }
+
+    fn insert(&self, layer: Layer, key: TileKey, data: TileData) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let k = (layer, key.packed());
+        if inner.map.contains_key(&k) {
+            return;
+        }
+        inner.bytes += data.bytes();
+        inner.map.insert(
+            k,
+            Slot {
+                data,
+                stamp: AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)),
+            },
+        );
+        while inner.bytes > self.budget && inner.map.len() > 1 {
+            let Some(victim) = inner
+                .map
+                .iter()
+                .filter(|(kk, _)| **kk != k)
+                .min_by_key(|(kk, s)| (s.stamp.load(Ordering::Relaxed), **kk))
+                .map(|(kk, _)| *kk)
+            else {
+                break;
+            };
+            if let Some(s) = inner.map.remove(&victim) {
+                inner.bytes -= s.data.bytes();
+                self.evictions.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The warnings about bad tile files found so far (one per file, in the order found).
+    pub fn bad_tiles(&self) -> Vec<String> {
+        self.bad.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Cache statistics.
+    pub fn stats(&self) -> CacheStats {
+        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        CacheStats {
+            tiles: inner.map.len(),
+            bytes: inner.bytes,
+            budget: self.budget,
+            decodes: self.decodes.load(Ordering::Relaxed),
+            evictions: self.evictions.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A finished background load.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// Which file.
+    pub layer: Layer,
+    /// Which tile.
+    pub key: TileKey,
+    /// The samples (`None`: no such tile, or the file is bad — the coarser level stands in).
+    pub data: Option<TileData>,
+}
+
+/// Background loading for a thread that must never wait (the renderer): [`TileLoader::request`]
+/// queues a tile, a loader thread decodes it into the shared cache, [`TileLoader::poll`] returns
+/// what finished. Dropping the loader stops its thread.
+#[derive(Debug)]
+pub struct TileLoader {
+    tx: Option<mpsc::Sender<(Layer, TileKey)>>,
+    rx: mpsc::Receiver<Loaded>,
+    pending: BTreeSet<(Layer, TileKey)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TileLoader {
+    /// A loader thread over `store`.
+    pub fn new(store: Arc<TileStore>) -> std::io::Result<Self> {
+        let (tx, req_rx) = mpsc::channel::<(Layer, TileKey)>();
+        let (done_tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("fl-terrain-loader".into())
+            .spawn(move || {
+                while let Ok((layer, key)) = req_rx.recv() {
+                    let data = store.load(layer, key);
+                    if done_tx.send(Loaded { layer, key, data }).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        Ok(Self {
+            tx: Some(tx),
+            rx,
+            pending: BTreeSet::new(),
+            thread: Some(thread),
+        })
+    }
+
+    /// Queues a tile (a tile already queued is not queued twice). Never blocks.
+    pub fn request(&mut self, layer: Layer, key: TileKey) {
+        if self.pending.insert((layer, key))
+            && let Some(tx) = &self.tx
+            && tx.send((layer, key)).is_err()
+        {
+            self.pending.remove(&(layer, key));
+        }
+    }
+
+    /// Tiles requested and not yet returned by [`TileLoader::poll`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The loads finished since the last call. Never blocks.
+    pub fn poll(&mut self) -> Vec<Loaded> {
+        let mut out = Vec::new();
+        while let Ok(l) = self.rx.try_recv() {
+            self.pending.remove(&(l.layer, l.key));
+            out.push(l);
+        }
+        out
+    }
+}
+
+impl Drop for TileLoader {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            // The thread finishes the decode in hand (milliseconds) and sees the closed channel.
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! The planet's surface: heights and land cover from the pack's tiles over the builtin base,
+//! and the floor the simulation's ground contact reads.
+//!
+//! Owns the rules that turn tiles into one continuous surface:
+//!
+//! * **Finest level.** At a point, the finest level with a readable tile is sampled bilinearly.
+//! * **Where levels meet.** Within `level_margin_cells` samples of a tile edge (or corner) beyond
+//!   which that level has no readable tile, the height blends (smoothstep) into the next coarser
+//!   level's height (the same rule applied one level down; below the coarsest level, the base),
+//!   reaching it exactly at the edge. No step where levels 6–10 meet.
+//! * **Theater edge.** Pack heights count only inside the pack's theaters. Within
+//!   `theater_margin_m` of a theater's edge the height blends (smoothstep) from the pack's into
+//!   the base's, so the slope added there is at most 1.5 × |pack − base| / margin.
+//! * **Outside:** the procedural [`Base`].
+//!
+//! Every value is a pure function of the pack's files and the seed: a tile's verdict is decided
+//! by decoding it the first time it matters and kept, and evicted samples decode to the same
+//! bits. Must not: read the clock or depend on the cache's contents.
+
+use crate::base::Base;
+use crate::cube::{self, FacePos, TileKey};
+use crate::pack::TerrainIndex;
+use crate::store::{Layer, TileData, TileStore};
+use crate::tile::{TILE_CELLS, TILE_SIZE};
+use fl_content::{Content, PackInfo};
+use fl_flight::env::{Floor, FloorSample};
+use fl_flight::gravity::{EARTH_RADIUS_M, Planet};
+use fl_flight::math::Vec3;
+use std::sync::{Arc, OnceLock};
+
+/// Terrain settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TerrainConfig {
+    /// Bound on the decoded tiles held, bytes (a height tile is 33 KB, a land-cover tile 17 KB).
+    pub cache_bytes: usize,
+    /// Width of the blend from pack to base inside a theater's edge, m.
+    pub theater_margin_m: f64,
+    /// Width of the blend from a level to the next coarser one at the edge of its tiles,
+    /// in samples of the finer level.
+    pub level_margin_cells: f64,
+    /// The base's seed.
+    pub seed: u64,
+}
+
+impl Default for TerrainConfig {
+    fn default() -> Self {
+        Self {
+            cache_bytes: 256 * 1024 * 1024,
+            theater_margin_m: 10_000.0,
+            level_margin_cells: 16.0,
+            seed: crate::base::DEFAULT_SEED,
+        }
+    }
+}
+
+/// Where a height came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeightInfo {
+    /// Height above the sphere, m.
+    pub height_m: f64,
+    /// The finest pack level sampled (`None`: the base alone).
+    pub level: Option<u8>,
+    /// The pack's share of the height (1 inside a theater, 0 outside, between on the margins).
+    pub pack_weight: f64,
+}
+
+/// Each terrain-bearing pack's id and terrain digest, in stack order.
+pub type PackDigests = Vec<(String, [u8; 32])>;
+
+/// The terrain of a content stack.
+#[derive(Debug, Clone)]
+pub struct Terrain {
+    store: Arc<TileStore>,
+    base: Base,
+    cfg: TerrainConfig,
+    digests: Arc<OnceLock<PackDigests>>,
+}
+
+fn smoothstep(x: f64) -> f64 {
+    let t = x.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+impl Default for Terrain {
+    fn default() -> Self {
+        Self::base_only(TerrainConfig::default())
+    }
+}
+
+impl Terrain {
+    /// The base planet with no pack.
+    pub fn base_only(cfg: TerrainConfig) -> Self {
+        Self::from_index(TerrainIndex::default(), cfg)
+    }
+
+    /// The terrain of a loaded content stack (every pack's `theaters/` and `terrain/world/`).
+    pub fn from_content(content: &Content, cfg: TerrainConfig) -> Self {
+        Self::from_packs(&content.packs(), cfg)
+    }
+
+    /// The terrain of these packs (stack order, highest priority first).
+    pub fn from_packs(packs: &[PackInfo], cfg: TerrainConfig) -> Self {
+        let index = TerrainIndex::scan(packs);
+        let t = Self::from_index(index, cfg);
+        tracing::info!(
+            packs = t
+                .store
+                .index()
+                .packs
+                .iter()
+                .filter(|p| p.tiles_used > 0)
+                .count(),
+            tiles = t.store.index().heights.len(),
+            theaters = t.store.index().theaters.len(),
+            "terrain indexed"
+        );
+        t
+    }
+
+    fn from_index(index: TerrainIndex, cfg: TerrainConfig) -> Self {
+        Self {
+            store: Arc::new(TileStore::new(index, cfg.cache_bytes)),
+            base: Base::new(cfg.seed),
+            cfg,
+            digests: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The tile store (for the renderer's [`crate::TileLoader`] and cache statistics).
+    pub fn store(&self) -> &Arc<TileStore> {
+        &self.store
+    }
+
+    /// The index of tile files (which levels and tiles exist).
+    pub fn index(&self) -> &TerrainIndex {
+        self.store.index()
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &TerrainConfig {
+        &self.cfg
+    }
+
+    /// The base planet.
+    pub fn base(&self) -> &Base {
+        &self.base
+    }
+
+    /// Each terrain-bearing pack's digest (id, SHA-256; see [`crate::PackTerrain::digest`]),
+    /// in stack order. The first call reads every terrain file; later calls are free.
+    pub fn digests(&self) -> &[(String, [u8; 32])] {
+        self.digests.get_or_init(|| {
+            self.index()
+                .packs
+                .iter()
+                .map(|p| (p.id.clone(), p.digest()))
+                .collect()
+        })
+    }
+
+    /// Computes the digests on a thread now, so a later [`Terrain::digests`] does not stall a tick.
+    pub fn prepare_digests(&self) {
+        let t = self.clone();
+        let _ = std::thread::Builder::new()
+            .name("fl-terrain-digest".into())
+            .spawn(move || {
+                t.digests();
+            });
+    }
+
+    /// The digest of one pack's terrain (`None`: the pack is not in this stack).
+    pub fn digest_of(&self, pack: &str) -> Option<[u8; 32]> {
+        self.digests()
+            .iter()
+            .find(|(id, _)| id == pack)
+            .map(|(_, d)| *d)
+    }
+
+    /// Height above the sphere at geodetic latitude/longitude (degrees), m.
+    pub fn height_at(&self, lat_deg: f64, lon_deg: f64) -> f64 {
+        self.height_dir(cube::latlon_to_dir(lat_deg, lon_deg))
+    }
+
+    /// Height above the sphere under world position `p` on a planet of `radius_m`, m.
+    pub fn height_at_world(&self, radius_m: f64, p: Vec3) -> f64 {
+        self.height_dir(cube::world_to_dir(radius_m, p))
+    }
+
+    /// Height at a unit direction from the planet's centre, m.
+    pub fn height_dir(&self, d: Vec3) -> f64 {
+        self.height_info(d).height_m
+    }
+
+    /// Height with where it came from.
+    pub fn height_info(&self, d: Vec3) -> HeightInfo {
+        self.height_info_at(d, None)
+    }
+
+    /// [`Terrain::height_info`] with the face position already known (`fp` must be `d`'s; it
+    /// saves the inverse mapping and keeps a caller's lattice positions exact).
+    fn height_info_at(&self, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
+        let base_only = HeightInfo {
+            height_m: 0.0,
+            level: None,
+            pack_weight: 0.0,
+        };
+        if self.store.index().heights.is_empty() {
+            return HeightInfo {
+                height_m: self.base.height(d),
+                ..base_only
+            };
+        }
+        let w = self.theater_weight(d);
+        if w <= 0.0 {
+            return HeightInfo {
+                height_m: self.base.height(d),
+                ..base_only
+            };
+        }
+        let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
+        let top = self.store.index().height_levels[usize::from(fp.face)];
+        match self.pack_height(d, fp, top) {
+            None => HeightInfo {
+                height_m: self.base.height(d),
+                ..base_only
+            },
+            Some((h, level)) => {
+                let height_m = if w >= 1.0 {
+                    h
+                } else {
+                    let b = self.base.height(d);
+                    b + w * (h - b)
+                };
+                HeightInfo {
+                    height_m,
+                    level: Some(level),
+                    pack_weight: w,
+                }
+            }
+        }
+    }
+
+    /// The theaters' weight at `d`: 0 outside every theater, 1 deeper than the margin inside one.
+    fn theater_weight(&self, d: Vec3) -> f64 {
+        let (lat, lon) = cube::dir_to_latlon(d);
+        let inside = self
+            .store
+            .index()
+            .theaters
+            .iter()
+            .map(|t| t.bounds.inside_m(lat, lon, EARTH_RADIUS_M))
+            .fold(f64::NEG_INFINITY, f64::max);
+        if inside <= 0.0 {
+            return 0.0;
+        }
+        if self.cfg.theater_margin_m <= 0.0 {
+            return 1.0;
+        }
+        smoothstep(inside / self.cfg.theater_margin_m)
+    }
+
+    /// The pack's height from the levels in `levels` (bit mask), finest first, with the
+    /// level-edge blend; `None` when no level has a readable tile here.
+    fn pack_height(&self, d: Vec3, fp: FacePos, levels: u32) -> Option<(f64, u8)> {
+        let mut bits = levels;
+        while bits != 0 {
+            let level = 31 - bits.leading_zeros() as u8;
+            bits &= !(1 << level);
+            let key = TileKey::at(fp.face, level, fp.u, fp.v);
+            let Some(TileData::Heights(h)) = self.store.load(Layer::Heights, key) else {
+                continue;
+            };
+            let n = f64::from(key.tiles_per_axis());
+            let s = fp.u * n - f64::from(key.i);
+            let t = fp.v * n - f64::from(key.j);
+            let here = bilinear(&h, s, t);
+            let w = self.edge_weight(key, s, t);
+            if w >= 1.0 {
+                return Some((here, level));
+            }
+            let coarser = match self.pack_height(d, fp, bits) {
+                Some((c, _)) => c,
+                None => self.base.height(d),
+            };
+            return Some((coarser + w * (here - coarser), level));
+        }
+        None
+    }
+
+    /// 1 away from the edges of this level's coverage, falling to 0 at an edge or corner beyond
+    /// which the level has no readable tile.
+    fn edge_weight(&self, key: TileKey, s: f64, t: f64) -> f64 {
+        let m = self.cfg.level_margin_cells / TILE_CELLS as f64;
+        if m <= 0.0 || (s >= m && s <= 1.0 - m && t >= m && t <= 1.0 - m) {
+            return 1.0;
+        }
+        let mut w = 1.0f64;
+        let missing = |ds: f64, dt: f64| !self.store.usable(Layer::Heights, key.beyond(ds, dt));
+        let (near_lo_s, near_hi_s) = (s < m, s > 1.0 - m);
+        let (near_lo_t, near_hi_t) = (t < m, t > 1.0 - m);
+        if near_lo_s && missing(-0.5, 0.5) {
+            w = w.min(smoothstep(s / m));
+        }
+        if near_hi_s && missing(1.5, 0.5) {
+            w = w.min(smoothstep((1.0 - s) / m));
+        }
+        if near_lo_t && missing(0.5, -0.5) {
+            w = w.min(smoothstep(t / m));
+        }
+        if near_hi_t && missing(0.5, 1.5) {
+            w = w.min(smoothstep((1.0 - t) / m));
+        }
+        for (ns, nt, ds, dt, a, b) in [
+            (near_lo_s, near_lo_t, -0.5, -0.5, s, t),
+            (near_hi_s, near_lo_t, 1.5, -0.5, 1.0 - s, t),
+            (near_lo_s, near_hi_t, -0.5, 1.5, s, 1.0 - t),
+            (near_hi_s, near_hi_t, 1.5, 1.5, 1.0 - s, 1.0 - t),
+        ] {
+            if ns && nt && missing(ds, dt) {
+                w = w.min(smoothstep(a.max(b) / m));
+            }
+        }
+        w
+    }
+
+    /// Land cover (ESA WorldCover class) at latitude/longitude: the nearest sample of the finest
+    /// readable land-cover tile inside a theater, else the base's class.
+    pub fn land_cover_at(&self, lat_deg: f64, lon_deg: f64) -> u8 {
+        self.land_cover_dir(cube::latlon_to_dir(lat_deg, lon_deg))
+    }
+
+    /// Land cover at a unit direction.
+    pub fn land_cover_dir(&self, d: Vec3) -> u8 {
+        if !self.store.index().cover.is_empty() && self.theater_weight(d) > 0.0 {
+            let fp = cube::dir_to_face_uv(d);
+            let mut bits = self.store.index().cover_levels[usize::from(fp.face)];
+            while bits != 0 {
+                let level = 31 - bits.leading_zeros() as u8;
+                bits &= !(1 << level);
+                let key = TileKey::at(fp.face, level, fp.u, fp.v);
+                if let Some(TileData::LandCover(c)) = self.store.load(Layer::LandCover, key) {
+                    let n = f64::from(key.tiles_per_axis());
+                    let col = nearest(fp.u * n - f64::from(key.i));
+                    let row = nearest(fp.v * n - f64::from(key.j));
+                    return c[row * TILE_SIZE + col];
+                }
+            }
+        }
+        self.base.land_cover(d)
+    }
+
+    /// Height at a face position (u, v), m — the renderer's lattice and tests address tiles
+    /// this way.
+    pub fn height_at_face_uv(&self, face: u8, u: f64, v: f64) -> f64 {
+        self.face_uv_info(face, u, v).height_m
+    }
+
+    /// [`Terrain::height_at_face_uv`] with where the height came from.
+    pub fn face_uv_info(&self, face: u8, u: f64, v: f64) -> HeightInfo {
+        let fp = FacePos {
+            face: face.min(5),
+            u: u.clamp(0.0, 1.0),
+            v: v.clamp(0.0, 1.0),
+        };
+        self.height_info_at(cube::face_uv_to_dir(fp.face, fp.u, fp.v), Some(fp))
+    }
+
+    /// Height with where it came from, at latitude/longitude (degrees).
+    pub fn info_at(&self, lat_deg: f64, lon_deg: f64) -> HeightInfo {
+        self.height_info(cube::latlon_to_dir(lat_deg, lon_deg))
+    }
+
+    /// Height and world normal under `p` (the floor). The normal comes from the height gradient
+    /// along two tangent directions (central differences over ±1 m); where the surface is flat
+    /// (the sea) it is exactly the planet's up, as a flat floor's.
+    pub fn surface(&self, planet: &Planet, p: Vec3) -> (f64, Vec3) {
+        let d = cube::world_to_dir(planet.radius_m, p);
+        let h = self.height_dir(d);
+        let up = planet.up(p);
+        // Tangents: east where it is defined, any perpendicular at the poles.
+        let east = Vec3::new(d.z, 0.0, -d.x);
+        let t1 = if east.length() > 1e-9 {
+            east.normalize_or_zero()
+        } else {
+            Vec3::new(1.0, 0.0, 0.0)
+        };
+        let t2 = d.cross(t1).normalize_or_zero();
+        const STEP_M: f64 = 1.0;
+        let r = planet.radius_m + h;
+        let a = STEP_M / r;
+        let at = |t: Vec3, k: f64| self.height_dir((d + t * (k * a)).normalize_or_zero());
+        let g1 = (at(t1, 1.0) - at(t1, -1.0)) / (2.0 * STEP_M);
+        let g2 = (at(t2, 1.0) - at(t2, -1.0)) / (2.0 * STEP_M);
+        if g1 == 0.0 && g2 == 0.0 {
+            return (h, up);
+        }
+        (h, (up - t1 * g1 - t2 * g2).normalize_or_zero())
+    }
+}
+
+#[inline]
+fn nearest(x: f64) -> usize {
+    let c = libm::floor(x * TILE_CELLS as f64 + 0.5);
+    if c.is_nan() || c <= 0.0 {
+        0
+    } else {
+        (c as usize).min(TILE_CELLS)
+    }
+}
+
+/// Bilinear sample of a tile at local (s, t) ∈ [0, 1]²: column = s·128, row = t·128. At a
+/// lattice point it is exactly that sample.
+#[inline]
+pub fn bilinear(h: &[i16], s: f64, t: f64) -> f64 {
+    let x = (s * TILE_CELLS as f64).clamp(0.0, TILE_CELLS as f64);
+    let y = (t * TILE_CELLS as f64).clamp(0.0, TILE_CELLS as f64);
+    let c0 = (libm::floor(x) as usize).min(TILE_CELLS - 1);
+    let r0 = (libm::floor(y) as usize).min(TILE_CELLS - 1);
+    let (fx, fy) = (x - c0 as f64, y - r0 as f64);
+    let at = |r: usize, c: usize| f64::from(h[r * TILE_SIZE + c]);
+    let top = at(r0, c0) + (at(r0, c0 + 1) - at(r0, c0)) * fx;
+    let bot = at(r0 + 1, c0) + (at(r0 + 1, c0 + 1) - at(r0 + 1, c0)) * fx;
+    top + (bot - top) * fy
+}
+
+impl Floor for Terrain {
+    fn sample(&self, planet: &Planet, p: Vec3) -> FloorSample {
+        let (height_m, normal) = self.surface(planet, p);
+        FloorSample {
+            height_m,
+            normal,
+            velocity: Vec3::ZERO,
+        }
+    }
+}
+
+/// Compile-time guard: the server steps aircraft on several threads over one terrain.
+#[allow(dead_code)]
+fn terrain_is_send_and_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<Terrain>();
+}
