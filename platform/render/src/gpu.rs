@@ -41,6 +41,14 @@ impl Gpu {
         Gpu::with_instance(instance, None)
     }
 
+    /// A device on one of `backends` only (the rest of the instance options from the
+    /// environment). `Backends::empty()` finds no adapter: [`RenderError::NoAdapter`].
+    pub fn with_backends(backends: wgpu::Backends) -> Result<Gpu, RenderError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends;
+        Gpu::with_instance(wgpu::Instance::new(desc), None)
+    }
+
     /// A device on `instance` able to present to `surface` when one is given.
     pub fn with_instance(
         instance: wgpu::Instance,

@@ -17,6 +17,7 @@ mod shaders;
 pub mod sun;
 pub mod surface;
 pub mod target;
+mod upload;
 
 pub use error::RenderError;
 pub use frame::{

@@ -16,10 +16,11 @@ use crate::atmosphere::{SUN_IRRADIANCE, sky_lighting};
 use crate::camera::{CameraMatrices, relative_model_matrix, sanitize_quat};
 use crate::frame::{Category, Frame, LodHint, MAX_LIGHTS};
 use crate::gpu::Gpu;
-use crate::model::{AlphaMode, ModelData, ModelFamily, TexturePixels, choose_lod, silhouette};
+use crate::model::{AlphaMode, ModelData, ModelFamily, choose_lod, silhouette};
 use crate::shaders::{self, Wgsl};
 use crate::surface::{SurfaceFrame, WindowSurface};
 use crate::target::{DEPTH_FORMAT, HDR_FORMAT, OFFSCREEN_FORMAT, OffscreenTarget, SceneBuffers};
+use crate::upload::{solid_texture, upload_image};
 
 /// Size of the sky-view table.
 const LUT_SIZE: (u32, u32) = (192, 108);
@@ -152,38 +153,6 @@ fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
         binding,
         wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
     )
-}
-
-fn solid_texture(gpu: &Gpu, label: &str, rgba: [u8; 4]) -> wgpu::TextureView {
-    let tex = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(label),
-        size: wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    gpu.queue.write_texture(
-        tex.as_image_copy(),
-        &rgba,
-        wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(4),
-            rows_per_image: Some(1),
-        },
-        wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-    );
-    tex.create_view(&wgpu::TextureViewDescriptor::default())
 }
 
 const VERTEX_ATTRS: [wgpu::VertexAttribute; 4] =
@@ -1021,95 +990,4 @@ fn color_attachment(view: &wgpu::TextureView) -> wgpu::RenderPassColorAttachment
 fn model_radius(data: &ModelData) -> f32 {
     data.bounds()
         .map_or(1.0, |(lo, hi)| lo.length().max(hi.length()).max(0.1))
-}
-
-/// Uploads an image with a full mip chain (RGBA8: made here; blocks: as the file holds them).
-/// Block formats on a device without BC support are skipped with a warning (the factors stay).
-fn upload_image(
-    gpu: &Gpu,
-    image: &crate::model::ImageData,
-    srgb: bool,
-    bc: bool,
-) -> Option<wgpu::TextureView> {
-    use wgpu::util::DeviceExt;
-    let (w, h) = (image.width, image.height);
-    match &image.pixels {
-        TexturePixels::Rgba8(px) => {
-            let rgba = image::RgbaImage::from_raw(w, h, px.clone())?;
-            let levels = (32 - w.max(h).leading_zeros()).max(1);
-            let mut data = Vec::new();
-            let mut level = rgba;
-            for i in 0..levels {
-                data.extend_from_slice(level.as_raw());
-                if i + 1 < levels {
-                    let (nw, nh) = ((level.width() / 2).max(1), (level.height() / 2).max(1));
-                    level = image::imageops::resize(
-                        &level,
-                        nw,
-                        nh,
-                        image::imageops::FilterType::Triangle,
-                    );
-                }
-            }
-            let format = if srgb {
-                wgpu::TextureFormat::Rgba8UnormSrgb
-            } else {
-                wgpu::TextureFormat::Rgba8Unorm
-            };
-            let tex = gpu.device.create_texture_with_data(
-                &gpu.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some("model texture"),
-                    size: wgpu::Extent3d {
-                        width: w,
-                        height: h,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: levels,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                },
-                wgpu::util::TextureDataOrder::MipMajor,
-                &data,
-            );
-            Some(tex.create_view(&wgpu::TextureViewDescriptor::default()))
-        }
-        TexturePixels::Blocks { format, levels } => {
-            if !bc {
-                tracing::warn!(image = %image.source.display(), "the device cannot sample BC textures; using the material's factors");
-                return None;
-            }
-            // Block textures need sides that are multiples of 4 at level 0.
-            if !w.is_multiple_of(4) || !h.is_multiple_of(4) {
-                tracing::warn!(image = %image.source.display(), "block texture side not a multiple of 4; using the material's factors");
-                return None;
-            }
-            let max_levels = 32 - w.max(h).leading_zeros();
-            let n = (levels.len() as u32).min(max_levels).max(1);
-            let data: Vec<u8> = levels.iter().take(n as usize).flatten().copied().collect();
-            let tex = gpu.device.create_texture_with_data(
-                &gpu.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some("model texture (blocks)"),
-                    size: wgpu::Extent3d {
-                        width: w,
-                        height: h,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: n,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: format.wgpu_format(),
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                    view_formats: &[],
-                },
-                wgpu::util::TextureDataOrder::MipMajor,
-                &data,
-            );
-            Some(tex.create_view(&wgpu::TextureViewDescriptor::default()))
-        }
-    }
 }

@@ -95,6 +95,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_shader_error_names_the_file_and_line() {
+        let gpu = match crate::Gpu::new() {
+            Ok(g) => g,
+            Err(e) => {
+                assert!(
+                    std::env::var("FL_REQUIRE_GPU").as_deref() != Ok("1"),
+                    "FL_REQUIRE_GPU=1 but no graphics adapter: {e}"
+                );
+                fl_fixtures::skip(&format!("no graphics adapter ({e})"));
+                return;
+            }
+        };
+        let broken = Wgsl {
+            file: "shaders/broken.wgsl",
+            text: "// line 1\n@fragment\nfn fs() -> @location(0) vec4<f32> {\n    return vec4<f32>(1.0, undefined_name, 0.0, 1.0);\n}\n",
+        };
+        match compile(&gpu.device, broken) {
+            Err(RenderError::Shader { file, line, .. }) => {
+                assert_eq!(file, "shaders/broken.wgsl");
+                assert_eq!(line, 4);
+            }
+            other => panic!("expected a shader error, got {other:?}"),
+        }
+        // The real files compile.
+        for src in [SKY, PBR, TONEMAP] {
+            assert!(compile(&gpu.device, src).is_ok(), "{}", src.file);
+        }
+    }
+
+    #[test]
     fn entry_points_are_found() {
         assert!(entry_line(PBR, "fs_main") > 1);
         assert!(entry_line(SKY, "fs_lut") > 1);

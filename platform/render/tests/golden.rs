@@ -293,6 +293,33 @@ fn aircraft_over_nevada_does_not_jitter() {
         mean < 0.002,
         "a 1 mm camera move changed the image: mean FLIP {mean}"
     );
+    // Flying on: the aircraft and the chasing camera both move (0.37 m steps, a rate at which
+    // f32 world positions, 0.5 m apart out here, would round differently each frame). The
+    // relative geometry is unchanged, so the image must be too; f32 subtraction on the GPU
+    // would shift the aircraft against the camera by up to half a metre from frame to frame.
+    for k in 1..=4 {
+        let step = e * (0.37 * f64::from(k)) + n * (0.11 * f64::from(k));
+        let mut cam_k = camera;
+        cam_k.position += step;
+        let mut inst_k = inst.clone();
+        inst_k.position += step;
+        let img = common::render(
+            &gpu,
+            &mut renderer,
+            &Frame {
+                instances: vec![inst_k],
+                ..frame(cam_k)
+            },
+            SIZE,
+            SIZE,
+        );
+        let (mean, _) = common::flip_mean(&a, &img);
+        assert!(
+            mean < 0.002,
+            "moving {:.2} m with the camera changed the image: mean FLIP {mean}",
+            step.length()
+        );
+    }
     // The aircraft fills a good part of the frame (the comparison is about it, not the sky).
     let sky_only = common::render(
         &gpu,
