@@ -74,6 +74,9 @@ fn frame_timings() {
                 let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
                 total.push(t0.elapsed());
             }
+            // Kept for looking at (the path is printed).
+            let img = target.read_rgba(&gpu.device, &gpu.queue).expect("readback");
+            common::keep(&format!("timing_{w}x{h}_{}", name.replace(' ', "_")), &img);
             eprintln!(
                 "TIMING {w}x{h} {name}: build+submit {:.2} ms, until finished {:.2} ms (median of 5, {})",
                 median(cpu).as_secs_f64() * 1e3,
