@@ -29,7 +29,10 @@ fn frame_timings() {
     let camera = Camera::looking_at(cam_pos, cam_pos + n + u * 0.1, u, 60f64.to_radians());
     let sky = SkyParams::at(UtcTime::new(2026, 6, 21, 19, 0, 0.0));
     let mut scenes = vec![("empty sky", Vec::new())];
-    if let Some(dir) = common::f16a_dir() {
+    if let Some(dir) = fl_fixtures::reference_or(
+        "fixtures/fl-base-pack/aircraft/f16a",
+        "timed the empty sky only",
+    ) {
         let family = ModelFamily::load(&dir, "f16a").expect("f16a");
         let model = renderer.upload_family(&gpu, &family);
         let body = glam::DMat3::from_cols(e, u, -n);
