@@ -19,7 +19,7 @@ struct Frame {
     sky_z: vec4<f32>,
     light_dir: array<vec4<f32>, 4>,
     light_col: array<vec4<f32>, 4>,
-    counts: vec4<f32>,
+    counts: vec4<f32>,      // light count, viewport width, height, fog start distance
 };
 
 struct Material {
@@ -161,9 +161,10 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     // Aerial perspective: extinction at the mean height of the path, in-scatter from the sky.
     if (frame.sun_dir.w > 0.5) {
         let h = max(frame.up_alt.w + 0.5 * dot(in.rel_pos, frame.up_alt.xyz), 0.0);
-        let ext = RAYLEIGH * exp(-h / 8000.0) + vec3<f32>(MIE_EXTINCT * exp(-h / 1200.0))
-            + vec3<f32>(frame.fog.x * exp(-h / 1500.0));
-        let t = exp(-ext * dist);
+        let air = RAYLEIGH * exp(-h / 8000.0) + vec3<f32>(MIE_EXTINCT * exp(-h / 1200.0));
+        // Fog begins at the weather's start distance (counts.w).
+        let fog_path = max(dist - frame.counts.w, 0.0);
+        let t = exp(-air * dist - vec3<f32>(frame.fog.x * exp(-h / 1500.0) * fog_path));
         var dir_h = v * -1.0;
         let e = dot(dir_h, frame.up_alt.xyz);
         dir_h = normalize(dir_h - frame.up_alt.xyz * min(e, 0.0));

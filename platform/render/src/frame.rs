@@ -64,13 +64,15 @@ impl Camera {
     }
 }
 
-/// Weather that changes how the sky and the distance look. Plain numbers: the client maps the
-/// weather message's preset to these.
+/// Weather that changes how the sky and the distance look. Plain numbers: the client fills them
+/// from the weather message (see [`Weather::from_message`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weather {
     /// Extra extinction of fog/haze near the ground, per metre (0 = clear; 1e-4 ≈ 30 km
-    /// visibility; 1e-3 ≈ 3 km).
+    /// visibility; 1e-3 ≈ 3 km), thinning with height (scale height 1.5 km).
     pub fog_density_per_m: f32,
+    /// Distance from the eye at which the fog begins, metres.
+    pub fog_start_m: f32,
     /// Fraction of the sky covered by cloud, 0…1: dims and greys the direct sun and the sky.
     pub cloud_cover: f32,
 }
@@ -79,8 +81,28 @@ impl Weather {
     /// No fog, no cloud.
     pub const CLEAR: Weather = Weather {
         fog_density_per_m: 0.0,
+        fog_start_m: 0.0,
         cloud_cover: 0.0,
     };
+
+    /// From `MsgWeatherState`'s fields (spec: `preset` 0 Clear, 1 PartlyCloudy, 2 Overcast,
+    /// 3 Rain, 4 Storm, 5 Snow, 6 Blizzard; `fogDensity` an exponential coefficient per metre;
+    /// `fogStartDist` metres). The preset sets the cloud cover; an unknown preset is treated as
+    /// clear. Non-finite or negative numbers become 0.
+    pub fn from_message(preset: u8, fog_density: f32, fog_start_m: f32) -> Weather {
+        let cloud_cover = match preset {
+            1 => 0.4,
+            2 | 5 => 0.9,
+            3 | 4 | 6 => 1.0,
+            _ => 0.0,
+        };
+        let clean = |v: f32| if v.is_finite() { v.max(0.0) } else { 0.0 };
+        Weather {
+            fog_density_per_m: clean(fog_density).min(1.0),
+            fog_start_m: clean(fog_start_m),
+            cloud_cover,
+        }
+    }
 }
 
 impl Default for Weather {
@@ -131,6 +153,13 @@ impl SkyParams {
     /// The sky at a UTC time: the sun's world direction from the ephemeris in [`crate::sun`].
     pub fn at(time: crate::sun::UtcTime) -> Self {
         SkyParams::with_sun(crate::sun::sun_direction_world(time))
+    }
+
+    /// The sky at a Julian Day (the weather message's shared UTC clock, `utcJulianDay`).
+    pub fn at_julian_day(julian_day: f64) -> Self {
+        SkyParams::with_sun(crate::sun::sun_direction_at_days(
+            julian_day - crate::sun::J2000_JULIAN_DAY,
+        ))
     }
 
     /// Studio lighting: no atmosphere, no sun; pair with [`Frame::lights`].
@@ -254,3 +283,20 @@ pub struct Frame {
 
 /// The most extra directional lights a frame may carry.
 pub const MAX_LIGHTS: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weather_from_the_message() {
+        let w = Weather::from_message(2, 2e-4, 300.0);
+        assert_eq!(
+            (w.cloud_cover, w.fog_density_per_m, w.fog_start_m),
+            (0.9, 2e-4, 300.0)
+        );
+        assert_eq!(Weather::from_message(0, 0.0, 0.0), Weather::CLEAR);
+        assert_eq!(Weather::from_message(200, f32::NAN, -5.0), Weather::CLEAR);
+        assert_eq!(Weather::from_message(4, 1e9, 0.0).fog_density_per_m, 1.0);
+    }
+}

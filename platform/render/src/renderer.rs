@@ -712,7 +712,7 @@ impl Renderer {
                 frame.lights.len().min(MAX_LIGHTS) as f32,
                 scene.width as f32,
                 scene.height as f32,
-                0.0,
+                frame.sky.weather.fog_start_m.max(0.0),
             ],
         };
         gpu.queue

@@ -58,9 +58,24 @@ pub struct SolarPosition {
     pub greenwich_hour_angle: f64,
 }
 
+/// The Julian Day of J2000.0 (2000-01-01 12:00 UTC).
+pub const J2000_JULIAN_DAY: f64 = 2_451_545.0;
+
+impl UtcTime {
+    /// The Julian Day (what the weather message carries as `utcJulianDay`).
+    pub fn julian_day(&self) -> f64 {
+        self.days_since_j2000() + J2000_JULIAN_DAY
+    }
+}
+
 /// The sun's declination and Greenwich hour angle at `t`.
 pub fn solar_position(t: UtcTime) -> SolarPosition {
-    let n = t.days_since_j2000();
+    solar_position_at_days(t.days_since_j2000())
+}
+
+/// The same at `n` days since J2000.0 (non-finite is treated as J2000.0).
+pub fn solar_position_at_days(n: f64) -> SolarPosition {
+    let n = if n.is_finite() { n } else { 0.0 };
     let deg = std::f64::consts::PI / 180.0;
     let l = (280.460 + 0.985_647_4 * n).rem_euclid(360.0);
     let g = ((357.528 + 0.985_600_3 * n).rem_euclid(360.0)) * deg;
@@ -94,7 +109,12 @@ pub fn direction_to_geodetic(dir: DVec3) -> (f64, f64) {
 
 /// World direction towards the sun at `t` (the same everywhere: the sun is far away).
 pub fn sun_direction_world(t: UtcTime) -> DVec3 {
-    let p = solar_position(t);
+    sun_direction_at_days(t.days_since_j2000())
+}
+
+/// World direction towards the sun at `n` days since J2000.0.
+pub fn sun_direction_at_days(n: f64) -> DVec3 {
+    let p = solar_position_at_days(n);
     geodetic_direction(p.declination, -p.greenwich_hour_angle)
 }
 
@@ -121,6 +141,18 @@ mod tests {
     use super::*;
 
     const DEG: f64 = std::f64::consts::PI / 180.0;
+
+    #[test]
+    fn julian_days_match_the_calendar() {
+        // 2026-06-21 00:00 UTC is JD 2461212.5 (USNO); the sun from either form is the same.
+        let t = UtcTime::new(2026, 6, 21, 0, 0, 0.0);
+        assert_eq!(t.julian_day(), 2_461_212.5);
+        let jd = UtcTime::new(2026, 6, 21, 19, 42, 0.0).julian_day();
+        let a = sun_direction_world(UtcTime::new(2026, 6, 21, 19, 42, 0.0));
+        let b = sun_direction_at_days(jd - J2000_JULIAN_DAY);
+        assert!((a - b).length() < 1e-9);
+        assert!(sun_direction_at_days(f64::NAN).is_finite());
+    }
 
     #[test]
     fn j2000_epoch_is_day_zero() {

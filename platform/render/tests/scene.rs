@@ -232,12 +232,9 @@ fn fog_thickens_with_distance() {
         30f64.to_radians(),
     );
     let sky = SkyParams::with_sun(DVec3::new(0.3, 0.8, 0.2));
-    let frame = |dist: f64, fog: f32| {
+    let frame_with = |dist: f64, weather: Weather| {
         let mut sky = sky;
-        sky.weather = Weather {
-            fog_density_per_m: fog,
-            cloud_cover: 0.0,
-        };
+        sky.weather = weather;
         sky.exposure = Some(1.0);
         Frame {
             camera: cam,
@@ -255,6 +252,7 @@ fn fog_thickens_with_distance() {
             }],
         }
     };
+    let frame = |dist: f64, fog: f32| frame_with(dist, Weather::from_message(0, fog, 0.0));
     let centre = |img: &image::RgbaImage| {
         let p = img.get_pixel(SIZE / 2, SIZE / 2).0;
         u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])
@@ -291,6 +289,23 @@ fn fog_thickens_with_distance() {
         far_fog > near_fog,
         "and more with distance: {near_fog} -> {far_fog}"
     );
+    // Fog that starts at 5 km leaves an object at 4 km as in clear air.
+    let far_clear = centre(&common::render(
+        &gpu,
+        &mut renderer,
+        &frame(4000.0, 0.0),
+        SIZE,
+        SIZE,
+    ));
+    let far_late = centre(&common::render(
+        &gpu,
+        &mut renderer,
+        &frame_with(4000.0, Weather::from_message(0, 1e-3, 5000.0)),
+        SIZE,
+        SIZE,
+    ));
+    eprintln!("4 km: clear {far_clear}, fog from 5 km {far_late}");
+    assert!(far_late.abs_diff(far_clear) <= 3 && far_fog > far_late + 100);
 }
 
 /// A 2 m square facing +Z with texture coordinates 0…1, textured by image 0.
