@@ -398,7 +398,7 @@ impl Renderer {
         data: &ModelData,
         body_from_mesh: Mat4,
     ) -> ModelHandle {
-        let base = self.upload_one(gpu, data);
+        let base = self.upload_one(gpu, data, &mut TextureViews::new());
         let radius = model_radius(data);
         self.families.push(GpuFamily {
             base,
@@ -411,11 +411,13 @@ impl Renderer {
 
     /// Uploads a model family (base, LODs).
     pub fn upload_family(&mut self, gpu: &Gpu, family: &ModelFamily) -> ModelHandle {
-        let base = self.upload_one(gpu, &family.base);
+        // The LOD files name the same textures as the base: upload each once.
+        let mut views = TextureViews::new();
+        let base = self.upload_one(gpu, &family.base, &mut views);
         let lods = family
             .lods
             .iter()
-            .map(|m| self.upload_one(gpu, m))
+            .map(|m| self.upload_one(gpu, m, &mut views))
             .collect();
         self.families.push(GpuFamily {
             base,
@@ -444,15 +446,20 @@ impl Renderer {
         }
     }
 
-    fn upload_one(&self, gpu: &Gpu, data: &ModelData) -> GpuModel {
+    fn upload_one(&self, gpu: &Gpu, data: &ModelData, views: &mut TextureViews) -> GpuModel {
         use wgpu::util::DeviceExt;
         let device = &gpu.device;
-        // Each image once per colour space it is used in.
-        let mut views: BTreeMap<(usize, bool), Option<wgpu::TextureView>> = BTreeMap::new();
+        // Each image once per colour space it is used in: texture files by path (shared across
+        // a family's files), images embedded in the model by their index.
         let mut view_of = |index: Option<usize>, srgb: bool| -> Option<wgpu::TextureView> {
             let i = index?;
+            let image = data.images.get(i).and_then(|im| im.as_ref());
+            let key = match image {
+                Some(im) if im.source != data.path => (im.source.clone(), usize::MAX, srgb),
+                _ => (data.path.clone(), i, srgb),
+            };
             views
-                .entry((i, srgb))
+                .entry(key)
                 .or_insert_with(|| {
                     data.images
                         .get(i)
@@ -958,6 +965,9 @@ impl Renderer {
             .collect()
     }
 }
+
+/// Uploaded texture views by (file, embedded image index, sRGB).
+type TextureViews = BTreeMap<(std::path::PathBuf, usize, bool), Option<wgpu::TextureView>>;
 
 struct Batch {
     family: usize,

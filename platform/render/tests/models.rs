@@ -312,3 +312,29 @@ fn a_missing_model_file_is_an_io_error_naming_it() {
         "{e}"
     );
 }
+
+#[test]
+fn a_family_warns_once_per_missing_texture_and_decodes_each_file_once() {
+    let bytes = glb(&triangle_json(3, 36, ""), &triangle_bin());
+    let (_d, p) = tmp_model(&bytes);
+    let dir = p.parent().expect("dir").to_path_buf();
+    std::fs::write(dir.join("tri_lod0.glb"), &bytes).expect("lod0");
+    std::fs::write(dir.join("tri_lod1.glb"), &bytes).expect("lod1");
+    let f = ModelFamily::load(&dir, "tri").expect("family");
+    assert_eq!(f.lods.len(), 2);
+    assert_eq!(
+        f.warnings.len(),
+        1,
+        "one warning for the one missing texture: {:?}",
+        f.warnings
+    );
+    // With the PNG present, the LODs get the same decoded image as the base.
+    let src = dir.join("textures-src");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([1, 2, 3, 255]))
+        .save(src.join("tri_diffuse.png"))
+        .expect("png");
+    let f = ModelFamily::load(&dir, "tri").expect("family");
+    assert!(f.warnings.is_empty());
+    assert_eq!(f.base.images[0], f.lods[1].images[0]);
+}

@@ -327,12 +327,37 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ModelErro
 /// Loads a `.glb` or `.gltf` file. Textures are resolved beside it (see [`texture`]); each
 /// problem with them becomes a warning (logged once), never an error.
 pub fn load_gltf(path: &Path) -> Result<ModelData, ModelError> {
+    load_gltf_cached(path, &mut texture::ImageCache::default())
+}
+
+/// [`load_gltf`] sharing decoded texture files through `cache` (a model's LOD files name the
+/// same textures: each is decoded, and warned about, once).
+pub fn load_gltf_cached(
+    path: &Path,
+    cache: &mut texture::ImageCache,
+) -> Result<ModelData, ModelError> {
     let bytes = read_bounded(path, MAX_FILE_BYTES)?;
-    load_gltf_bytes(path, &bytes)
+    let m = parse_gltf(path, &bytes, cache)?;
+    for w in &m.warnings {
+        tracing::warn!("{w}");
+    }
+    Ok(m)
 }
 
 /// Loads glTF from bytes; `path` names them in errors and anchors relative URIs.
 pub fn load_gltf_bytes(path: &Path, bytes: &[u8]) -> Result<ModelData, ModelError> {
+    let m = parse_gltf(path, bytes, &mut texture::ImageCache::default())?;
+    for w in &m.warnings {
+        tracing::warn!("{w}");
+    }
+    Ok(m)
+}
+
+fn parse_gltf(
+    path: &Path,
+    bytes: &[u8],
+    cache: &mut texture::ImageCache,
+) -> Result<ModelData, ModelError> {
     let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| ModelError::Parse {
         path: path.to_path_buf(),
         reason: e.to_string(),
@@ -493,7 +518,7 @@ pub fn load_gltf_bytes(path: &Path, bytes: &[u8]) -> Result<ModelData, ModelErro
     // Images, then materials that refer to them.
     let images: Vec<Option<ImageData>> = doc
         .images()
-        .map(|img| texture::load_image(path, dir, &img, &buffers, &mut warnings))
+        .map(|img| texture::load_image(path, dir, &img, &buffers, &mut warnings, cache))
         .collect();
     let tex_image = |t: gltf::texture::Texture<'_>| {
         let i = t.source().index();
@@ -541,9 +566,6 @@ pub fn load_gltf_bytes(path: &Path, bytes: &[u8]) -> Result<ModelData, ModelErro
         })
         .collect();
 
-    for w in &warnings {
-        tracing::warn!("{w}");
-    }
     Ok(ModelData {
         path: path.to_path_buf(),
         meshes,
@@ -770,14 +792,15 @@ impl ModelFamily {
     /// Loads `<dir>/<stem>.glb` and whichever optional siblings exist. Only the base file's
     /// failure is an error; a broken optional file is a warning and is left out.
     pub fn load(dir: &Path, stem: &str) -> Result<ModelFamily, ModelError> {
-        let base = load_gltf(&dir.join(format!("{stem}.glb")))?;
+        let mut cache = texture::ImageCache::default();
+        let base = load_gltf_cached(&dir.join(format!("{stem}.glb")), &mut cache)?;
         let mut warnings = base.warnings.clone();
         let mut optional = |name: String| -> Option<ModelData> {
             let p = dir.join(name);
             if !p.exists() {
                 return None;
             }
-            match load_gltf(&p) {
+            match load_gltf_cached(&p, &mut cache) {
                 Ok(m) => {
                     warnings.extend(m.warnings.iter().cloned());
                     Some(m)

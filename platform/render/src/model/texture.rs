@@ -95,6 +95,13 @@ pub struct ImageData {
     pub pixels: TexturePixels,
 }
 
+/// Texture files already read while loading a model family, by resolved path: each is decoded
+/// once and its warning (if any) given once.
+#[derive(Debug, Default)]
+pub struct ImageCache {
+    loaded: std::collections::HashMap<PathBuf, Option<ImageData>>,
+}
+
 /// `dir/uri` for a relative file URI; `None` for data URIs, other schemes and absolute paths.
 pub fn resolve_relative(dir: &Path, uri: &str) -> Option<PathBuf> {
     if uri.starts_with("data:") || uri.contains("://") || uri.is_empty() {
@@ -240,6 +247,7 @@ pub(crate) fn load_image(
     img: &gltf::Image<'_>,
     buffers: &[Vec<u8>],
     warnings: &mut Vec<ModelWarning>,
+    cache: &mut ImageCache,
 ) -> Option<ImageData> {
     let warn = |warnings: &mut Vec<ModelWarning>, path: PathBuf, message: String| {
         warnings.push(ModelWarning { path, message });
@@ -283,54 +291,68 @@ pub(crate) fn load_image(
                 );
                 return None;
             };
-            let mut tried = Vec::new();
-            let is_ktx2 = file
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("ktx2"));
-            if file.is_file() {
-                let r = if is_ktx2 {
-                    decode_ktx2_file(&file)
-                } else {
-                    decode_image_file(&file)
-                };
-                match r {
-                    Ok(d) => return Some(d),
-                    Err(e) => tried.push(format!("{}: {e}", file.display())),
-                }
-            } else {
-                tried.push(format!("{}: not found", file.display()));
+            if let Some(hit) = cache.loaded.get(&file) {
+                return hit.clone();
             }
-            // The source checkout's master: textures-src/<stem>.png beside the model.
-            if let Some(stem) = file.file_stem() {
-                let png = dir
-                    .join("textures-src")
-                    .join(Path::new(stem).with_extension("png"));
-                if png != file {
-                    if png.is_file() {
-                        match decode_image_file(&png) {
-                            Ok(d) => {
-                                tracing::debug!(image = %png.display(), "KTX2 not available; using the source PNG");
-                                return Some(d);
-                            }
-                            Err(e) => tried.push(format!("{}: {e}", png.display())),
-                        }
-                    } else {
-                        tried.push(format!("{}: not found", png.display()));
-                    }
-                }
-            }
-            warn(
-                warnings,
-                file,
-                format!(
-                    "texture for image {} not loaded ({}); using the material's factors",
-                    img.index(),
-                    tried.join("; ")
-                ),
-            );
-            None
+            let found = resolve_file(dir, &file, img.index(), warnings);
+            cache.loaded.insert(file, found.clone());
+            found
         }
     }
+}
+
+/// The KTX2/PNG/factors rule for one image file named by the glTF (see the module's doc).
+fn resolve_file(
+    dir: &Path,
+    file: &Path,
+    index: usize,
+    warnings: &mut Vec<ModelWarning>,
+) -> Option<ImageData> {
+    let mut tried = Vec::new();
+    let is_ktx2 = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ktx2"));
+    if file.is_file() {
+        let r = if is_ktx2 {
+            decode_ktx2_file(file)
+        } else {
+            decode_image_file(file)
+        };
+        match r {
+            Ok(d) => return Some(d),
+            Err(e) => tried.push(format!("{}: {e}", file.display())),
+        }
+    } else {
+        tried.push(format!("{}: not found", file.display()));
+    }
+    // The source checkout's master: textures-src/<stem>.png beside the model.
+    if let Some(stem) = file.file_stem() {
+        let png = dir
+            .join("textures-src")
+            .join(Path::new(stem).with_extension("png"));
+        if png != file {
+            if png.is_file() {
+                match decode_image_file(&png) {
+                    Ok(d) => {
+                        tracing::debug!(image = %png.display(), "KTX2 not available; using the source PNG");
+                        return Some(d);
+                    }
+                    Err(e) => tried.push(format!("{}: {e}", png.display())),
+                }
+            } else {
+                tried.push(format!("{}: not found", png.display()));
+            }
+        }
+    }
+    warnings.push(ModelWarning {
+        path: file.to_path_buf(),
+        message: format!(
+            "texture for image {} not loaded ({}); using the material's factors",
+            index,
+            tried.join("; ")
+        ),
+    });
+    None
 }
 
 #[cfg(test)]
