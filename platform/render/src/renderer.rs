@@ -22,6 +22,9 @@ use crate::surface::{SurfaceFrame, WindowSurface};
 use crate::target::{DEPTH_FORMAT, HDR_FORMAT, OFFSCREEN_FORMAT, OffscreenTarget, SceneBuffers};
 use crate::upload::{solid_texture, upload_image};
 
+/// Most model parts (instances × drawn nodes) drawn in one frame: 4 MiB of instance data.
+pub const MAX_DRAWN_PARTS: usize = 65_536;
+
 /// Size of the sky-view table.
 const LUT_SIZE: (u32, u32) = (192, 108);
 
@@ -726,7 +729,21 @@ impl Renderer {
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
 
         // Instances: one model matrix per drawn part, grouped so each part is one draw.
-        let batches = self.build_batches(frame, scene.height);
+        let mut batches = self.build_batches(frame, scene.height);
+        // A bounded instance buffer: past MAX_DRAWN_PARTS the rest of the frame is dropped
+        // (with a warning) rather than asking the device for an oversized buffer.
+        let mut room = MAX_DRAWN_PARTS;
+        for b in &mut batches {
+            let keep = b.matrices.len().min(room);
+            b.matrices.truncate(keep);
+            room -= keep;
+        }
+        if room == 0 {
+            tracing::warn!(
+                "more than {MAX_DRAWN_PARTS} model parts in one frame; the rest are not drawn"
+            );
+        }
+        batches.retain(|b| !b.matrices.is_empty());
         let total: u64 = batches.iter().map(|b| b.matrices.len() as u64).sum();
         if total > self.instance_capacity {
             self.instance_capacity = total.next_power_of_two();

@@ -48,7 +48,21 @@ pub(crate) fn upload_image(
     let (w, h) = (image.width, image.height);
     match &image.pixels {
         TexturePixels::Rgba8(px) => {
-            let rgba = image::RgbaImage::from_raw(w, h, px.clone())?;
+            let mut rgba = image::RgbaImage::from_raw(w, h, px.clone())?;
+            // A texture larger than the device allows is scaled down to fit (never a
+            // validation error).
+            let max = gpu.device.limits().max_texture_dimension_2d.max(1);
+            if w > max || h > max {
+                let s = f64::from(max) / f64::from(w.max(h));
+                let (nw, nh) = (
+                    ((f64::from(w) * s) as u32).clamp(1, max),
+                    ((f64::from(h) * s) as u32).clamp(1, max),
+                );
+                tracing::warn!(image = %image.source.display(), "{w}x{h} is over the device's {max}; scaled to {nw}x{nh}");
+                rgba =
+                    image::imageops::resize(&rgba, nw, nh, image::imageops::FilterType::Triangle);
+            }
+            let (w, h) = rgba.dimensions();
             let levels = (32 - w.max(h).leading_zeros()).max(1);
             let mut data = Vec::new();
             let mut level = rgba;
@@ -93,6 +107,11 @@ pub(crate) fn upload_image(
         TexturePixels::Blocks { format, levels } => {
             if !bc {
                 tracing::warn!(image = %image.source.display(), "the device cannot sample BC textures; using the material's factors");
+                return None;
+            }
+            let max = gpu.device.limits().max_texture_dimension_2d;
+            if w > max || h > max {
+                tracing::warn!(image = %image.source.display(), "{w}x{h} is over the device's {max}; using the material's factors");
                 return None;
             }
             // Block textures need sides that are multiples of 4 at level 0.

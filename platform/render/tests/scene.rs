@@ -417,3 +417,43 @@ fn textures_are_sampled_from_rgba8_and_bc_blocks() {
         );
     }
 }
+
+#[test]
+fn oversized_inputs_are_bounded_not_fatal() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut renderer = Renderer::new(&gpu).expect("renderer");
+    // A texture wider than any device allows (built directly, past the loader's own limit).
+    let wide = 16_385u32;
+    let image = ImageData {
+        source: "test:wide.png".into(),
+        width: wide,
+        height: 1,
+        pixels: TexturePixels::Rgba8([0u8, 0, 255, 255].repeat(wide as usize)),
+    };
+    let m = renderer.upload_model(&gpu, &textured_square(image), Mat4::IDENTITY);
+    let cam = Camera::looking_at(
+        DVec3::new(0.0, 0.0, 3.0),
+        DVec3::ZERO,
+        DVec3::Y,
+        50f64.to_radians(),
+    );
+    let frame = studio(cam, vec![Instance::new(m, DVec3::ZERO, DQuat::IDENTITY)]);
+    let p = *common::render(&gpu, &mut renderer, &frame, 64, 64).get_pixel(32, 32);
+    assert!(
+        p.0[2] > 100 && p.0[0] < 30,
+        "scaled down and drawn blue: {p:?}"
+    );
+    // More instances than one frame draws: the excess is dropped with a warning.
+    let building = renderer.silhouette(Category::Structure);
+    let many: Vec<Instance> = (0..fl_render::renderer::MAX_DRAWN_PARTS + 5000)
+        .map(|i| {
+            Instance::new(
+                building,
+                DVec3::new(0.0, 0.0, -100.0 - i as f64),
+                DQuat::IDENTITY,
+            )
+        })
+        .collect();
+    let img = common::render(&gpu, &mut renderer, &studio(cam, many), 64, 64);
+    assert!(lit(&img) > 0);
+}
