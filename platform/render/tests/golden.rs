@@ -209,14 +209,24 @@ fn sky_at_noon_and_sunset_over_nevada() {
     let Some(gpu) = common::gpu() else { return };
     let mut renderer = Renderer::new(&gpu).expect("renderer");
     // Noon: looking south, the sun high (77°) near the top of the view.
-    let noon = common::render(
-        &gpu,
-        &mut renderer,
-        &sky_frame(UtcTime::new(2026, 6, 21, 19, 42, 0.0), 180.0, 35.0, 90.0),
-        SIZE,
-        SIZE,
-    );
+    let noon_frame = sky_frame(UtcTime::new(2026, 6, 21, 19, 42, 0.0), 180.0, 35.0, 90.0);
+    let noon = common::render(&gpu, &mut renderer, &noon_frame, SIZE, SIZE);
     common::keep("sky_noon", &noon);
+    // The sun's disc is where the ephemeris puts it: the brightest pixel is the projection of
+    // the sun's direction (ephemeris → world → camera → screen, end to end).
+    let brightest = noon
+        .enumerate_pixels()
+        .max_by_key(|(_, _, p)| u32::from(p.0[0]) + u32::from(p.0[1]) + u32::from(p.0[2]))
+        .map(|(x, y, _)| (x as f32, y as f32))
+        .unwrap_or_default();
+    let sun = project(
+        &noon_frame.camera,
+        noon_frame.camera.position + noon_frame.sky.sun_direction * 1e6,
+    );
+    assert!(
+        (brightest.0 - sun.0).abs() < 3.0 && (brightest.1 - sun.1).abs() < 3.0,
+        "the sun's disc at {brightest:?}, the ephemeris says {sun:?}"
+    );
     // Blue above, brighter and paler towards the horizon, the ground darker below it.
     let at = |img: &image::RgbaImage, x: u32, y: u32| img.get_pixel(x, y).0;
     let zenithward = at(&noon, SIZE / 2, 40);
