@@ -24,5 +24,5 @@ pub use frame::{
     Camera, Category, DirectionalLight, Frame, Instance, LodHint, NodePose, SkyParams, Weather,
 };
 pub use gpu::{Gpu, GpuInfo};
-pub use renderer::{ModelHandle, Renderer};
+pub use renderer::{FrameStats, ModelHandle, Renderer};
 pub use target::OffscreenTarget;

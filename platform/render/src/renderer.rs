@@ -118,6 +118,7 @@ pub struct Renderer {
     instance_buffer: wgpu::Buffer,
     instance_capacity: u64,
     bc_textures: bool,
+    stats: FrameStats,
 }
 
 fn bgl_entry(binding: u32, ty: wgpu::BindingType) -> wgpu::BindGroupLayoutEntry {
@@ -376,6 +377,7 @@ impl Renderer {
             instance_buffer,
             instance_capacity,
             bc_textures: gpu.info.bc_textures,
+            stats: FrameStats::default(),
         };
         for c in Category::ALL {
             let h = renderer.upload_model(gpu, &silhouette::silhouette(c), Mat4::IDENTITY);
@@ -383,6 +385,11 @@ impl Renderer {
         }
         renderer.tonemap_pipeline(gpu, OFFSCREEN_FORMAT)?;
         Ok(renderer)
+    }
+
+    /// What the last frame drew.
+    pub fn last_frame_stats(&self) -> FrameStats {
+        self.stats
     }
 
     /// The builtin silhouette of a category (for a type without a model).
@@ -877,11 +884,16 @@ impl Renderer {
             pass.draw(0..3, 0..1);
         }
         gpu.queue.submit([enc.finish()]);
+        self.stats.instances = frame.instances.len();
+        self.stats.parts = total as usize;
+        self.stats.batches = batches.len();
         Ok(())
     }
 
-    fn build_batches(&self, frame: &Frame, viewport_h: u32) -> Vec<Batch> {
+    fn build_batches(&mut self, frame: &Frame, viewport_h: u32) -> Vec<Batch> {
         let camera = &frame.camera;
+        let planes = frustum_side_planes(&CameraMatrices::new(camera).view_proj);
+        let mut culled = 0usize;
         let mut groups: BTreeMap<(usize, Option<usize>, usize), Vec<Mat4>> = BTreeMap::new();
         for inst in &frame.instances {
             let Some(family) = self.families.get(inst.model.0 as usize) else {
@@ -901,9 +913,13 @@ impl Renderer {
             };
             let distance = (inst.position - camera.position).length() as f32;
             let radius = family.radius * scale;
-            // Cull what lies wholly behind the camera.
+            // Cull what lies wholly behind the camera or outside the four side planes.
             let forward = camera.forward();
-            if ((inst.position - camera.position).dot(forward) as f32) < -radius {
+            let rel = (inst.position - camera.position).as_vec3();
+            if ((inst.position - camera.position).dot(forward) as f32) < -radius
+                || planes.iter().any(|p| p.truncate().dot(rel) + p.w < -radius)
+            {
+                culled += 1;
                 continue;
             }
             let lod = match inst.lod {
@@ -971,6 +987,7 @@ impl Renderer {
                     .push(base * node_matrix(part.node));
             }
         }
+        self.stats.culled = culled;
         groups
             .into_iter()
             .map(|((family, lod, part), matrices)| Batch {
@@ -981,6 +998,30 @@ impl Renderer {
             })
             .collect()
     }
+}
+
+/// What the last frame drew (for HUDs, benchmarks and tests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// Instances in the frame.
+    pub instances: usize,
+    /// Instances culled (behind the camera or outside the view).
+    pub culled: usize,
+    /// Model parts drawn (instances × nodes with meshes).
+    pub parts: usize,
+    /// Instanced batches (one per model part in view).
+    pub batches: usize,
+}
+
+/// The left, right, bottom and top planes of a view-projection (camera-relative), normalised so
+/// that `n · p + d` is the signed distance of `p` inside the view.
+fn frustum_side_planes(m: &Mat4) -> [glam::Vec4; 4] {
+    let row = |i: usize| glam::Vec4::new(m.x_axis[i], m.y_axis[i], m.z_axis[i], m.w_axis[i]);
+    let (r0, r1, r3) = (row(0), row(1), row(3));
+    [r3 + r0, r3 - r0, r3 + r1, r3 - r1].map(|p| {
+        let l = p.truncate().length();
+        if l > 0.0 { p / l } else { p }
+    })
 }
 
 /// Uploaded texture views by (file, embedded image index, sRGB).

@@ -211,6 +211,33 @@ fn instancing_draws_every_instance() {
         }
     }
     assert_eq!(seen, 100, "every instance drawn");
+    let stats = renderer.last_frame_stats();
+    assert_eq!(
+        (stats.instances, stats.culled, stats.parts, stats.batches),
+        (100, 0, 100, 1),
+        "{stats:?}"
+    );
+    // Looking at the horizon instead: the buildings below the view are culled, not drawn.
+    let away = Camera::looking_at(
+        DVec3::new(0.0, 900.0, 0.0),
+        DVec3::new(0.0, 950.0, -1000.0),
+        DVec3::Y,
+        45f64.to_radians(),
+    );
+    let instances = (0..100)
+        .map(|i| {
+            let (x, z) = (f64::from(i % 10) - 4.5, f64::from(i / 10) - 4.5);
+            Instance::new(
+                building,
+                DVec3::new(x * 60.0, 0.0, z * 60.0),
+                DQuat::IDENTITY,
+            )
+        })
+        .collect();
+    let img = common::render(&gpu, &mut renderer, &studio(away, instances), 256, 256);
+    let stats = renderer.last_frame_stats();
+    assert_eq!((stats.culled, stats.parts), (100, 0), "{stats:?}");
+    assert_eq!(lit(&img), 0);
 }
 
 #[test]
