@@ -265,6 +265,10 @@ fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
         fingerprint: quic.fingerprint(),
     };
     let mut server = Server::new(cfg.server.clone(), Box::new(quic), types);
+    server.set_terrain(fl_terrain::Terrain::from_content(
+        &content,
+        fl_terrain::TerrainConfig::default(),
+    ));
     spawn_ai(&mut server, cfg);
     let handle = spawn(server, RuntimeConfig::default(), None).map_err(LocalServerError::Thread)?;
     tracing::info!(addr = %info.addr, "local server ready");
@@ -293,6 +297,7 @@ fn spawn_ai(server: &mut Server, cfg: &LocalServerConfig) {
             altitude_m: 3000.0 + (i % 3) as f64 * 200.0,
             heading_deg: 180.0,
             speed_mps: 220.0,
+            anchor: None,
         };
         if server.spawn_aircraft(t, 2, Pilot::Ai(ctrl), at).is_none() {
             break;

@@ -262,6 +262,7 @@ impl Sim {
             altitude_m: centre.y,
             heading_deg: 180.0,
             speed_mps: speed,
+            anchor: None,
         };
         server
             .spawn_aircraft(t, 2, WorldPilot::Ai(Box::new(ctrl)), at)

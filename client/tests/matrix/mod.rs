@@ -361,6 +361,7 @@ fn spawn_target(server: &mut Server, i: usize) -> Result<EntityId, String> {
         altitude_m: centre.y,
         heading_deg: 180.0,
         speed_mps: TARGET_SPEED_MPS,
+        anchor: None,
     };
     server
         .spawn_aircraft(t, 2, WorldPilot::Ai(Box::new(ctrl)), at)

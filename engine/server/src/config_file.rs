@@ -83,6 +83,16 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # ai_aircraft = 0               # AI aircraft spawned at start
 # ai_behaviour = "patrol_attack target=threat"
 
+[spawn]
+# Where pilots appear: eight aircraft in a line abreast 400 m apart, centred on the anchor and
+# across the heading. The anchor is lat_deg and lon_deg (degrees, north and east positive; give
+# both or neither); without them the line is centred on the world origin (the north pole, where a
+# compass means little). The base pack's Nevada airfield is lat_deg 36.24917, lon_deg -114.99611.
+# Command line: --spawn LAT,LON[,ALTITUDE_M[,HEADING_DEG]].
+# altitude_m = 3000.0           # geodetic (above sea level)
+# heading_deg = 0.0             # compass heading at the anchor, degrees clockwise from north
+# speed_mps = 200.0
+
 [network]
 # compress_snapshots = true
 # idle_timeout_s = 15.0
@@ -195,6 +205,117 @@ impl Default for WorldSection {
             ai_aircraft: 0,
             ai_behaviour: "patrol_attack target=threat".into(),
         }
+    }
+}
+
+/// `[spawn]`: the anchor and the line abreast pilots appear in.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct SpawnSection {
+    /// Anchor latitude, degrees north (with `lon_deg`, or neither).
+    pub lat_deg: Option<f64>,
+    /// Anchor longitude, degrees east.
+    pub lon_deg: Option<f64>,
+    pub altitude_m: f64,
+    pub heading_deg: f64,
+    pub speed_mps: f64,
+}
+
+impl Default for SpawnSection {
+    fn default() -> Self {
+        let f = SpawnPoint::FALLBACK;
+        Self {
+            lat_deg: None,
+            lon_deg: None,
+            altitude_m: f.altitude_m,
+            heading_deg: f.heading_deg,
+            speed_mps: f.speed_mps,
+        }
+    }
+}
+
+/// Pilots in one spawn line.
+const SPAWN_LINE: u32 = 8;
+/// Spacing of the spawn line, m.
+const SPAWN_SPACING_M: f64 = 400.0;
+
+impl SpawnSection {
+    /// The spawn points this section describes: a line abreast across the heading, centred on
+    /// the anchor.
+    pub fn spawn_points(&self) -> Vec<SpawnPoint> {
+        let anchor = match (self.lat_deg, self.lon_deg) {
+            (Some(lat_deg), Some(lon_deg)) => Some(crate::server::GeoAnchor { lat_deg, lon_deg }),
+            _ => None,
+        };
+        let h = self.heading_deg.to_radians();
+        // Right of the heading in the level frame (x east, z south).
+        let (rx, rz) = (libm::cos(h), libm::sin(h));
+        (0..SPAWN_LINE)
+            .map(|i| {
+                let d = f64::from(i) * SPAWN_SPACING_M
+                    - f64::from(SPAWN_LINE - 1) * SPAWN_SPACING_M / 2.0;
+                SpawnPoint {
+                    x: d * rx,
+                    z: d * rz,
+                    altitude_m: self.altitude_m,
+                    heading_deg: self.heading_deg,
+                    speed_mps: self.speed_mps,
+                    anchor,
+                }
+            })
+            .collect()
+    }
+
+    /// Range checks (the file's and the command line's).
+    pub fn check(&self, path: &Path) -> Result<(), ConfigError> {
+        let c = Check { path };
+        match (self.lat_deg, self.lon_deg) {
+            (Some(lat), Some(lon)) => {
+                c.float("spawn.lat_deg", lat, -90.0, 90.0)?;
+                c.float("spawn.lon_deg", lon, -180.0, 180.0)?;
+            }
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(c.bad("spawn.lon_deg", "is needed with spawn.lat_deg".into()));
+            }
+            (None, Some(_)) => {
+                return Err(c.bad("spawn.lat_deg", "is needed with spawn.lon_deg".into()));
+            }
+        }
+        c.float("spawn.altitude_m", self.altitude_m, -400.0, 30_000.0)?;
+        if !(self.heading_deg.is_finite() && (0.0..360.0).contains(&self.heading_deg)) {
+            return Err(c.bad(
+                "spawn.heading_deg",
+                format!("must be at least 0 and below 360, got {}", self.heading_deg),
+            ));
+        }
+        c.float("spawn.speed_mps", self.speed_mps, 50.0, 1000.0)?;
+        Ok(())
+    }
+
+    /// Applies `--spawn LAT,LON[,ALTITUDE_M[,HEADING_DEG]]`.
+    pub fn apply_arg(&mut self, arg: &str) -> Result<(), String> {
+        let parts: Vec<&str> = arg.split(',').map(str::trim).collect();
+        if !(2..=4).contains(&parts.len()) {
+            return Err(format!(
+                "--spawn {arg:?}: expected LAT,LON[,ALTITUDE_M[,HEADING_DEG]] (e.g. 36.24917,-114.99611,3000,270)"
+            ));
+        }
+        let num = |what: &str, v: &str| -> Result<f64, String> {
+            v.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("--spawn {arg:?}: {what} {v:?} is not a number"))
+        };
+        self.lat_deg = Some(num("latitude", parts[0])?);
+        self.lon_deg = Some(num("longitude", parts[1])?);
+        if let Some(a) = parts.get(2) {
+            self.altitude_m = num("altitude", a)?;
+        }
+        if let Some(h) = parts.get(3) {
+            self.heading_deg = num("heading", h)?;
+        }
+        Ok(())
     }
 }
 
@@ -318,6 +439,7 @@ impl Default for DiscoverySection {
 pub struct FileConfig {
     pub server: ServerSection,
     pub world: WorldSection,
+    pub spawn: SpawnSection,
     pub network: NetworkSection,
     pub admission: AdmissionSection,
     pub weather: WeatherSection,
@@ -552,6 +674,8 @@ impl FileConfig {
             ));
         }
 
+        self.spawn.check(path)?;
+
         let n = &self.network;
         c.float("network.idle_timeout_s", n.idle_timeout_s, 1.0, 600.0)?;
         c.int("network.max_connections", n.max_connections, 1, 10_000)?;
@@ -671,6 +795,7 @@ impl FileConfig {
         cfg.jitter.hysteresis = w.jitter_buffer_hysteresis;
         cfg.jitter.jitter_multiplier = w.jitter_buffer_jitter_multiplier;
         cfg.player_entity_type = w.player_entity_type.clone();
+        cfg.spawn_points = self.spawn.spawn_points();
         cfg.respawn_delay_ticks = secs(w.respawn_delay_s);
         cfg.motd = self.server.motd.clone();
         cfg.motd_display_s = self.server.motd_display_s;
@@ -737,7 +862,7 @@ impl FileConfig {
     }
 }
 
-/// The spawn points used when the file names none: a line abreast at 3 km.
+/// The spawn points used when the file names none: a line abreast at 3 km over the origin.
 pub fn default_spawn_points() -> Vec<SpawnPoint> {
     ServerConfig::default().spawn_points
 }

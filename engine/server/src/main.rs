@@ -49,6 +49,10 @@ struct Args {
     /// AI aircraft to spawn at start (overrides [world] ai_aircraft).
     #[arg(long)]
     ai: Option<usize>,
+    /// Where pilots appear: `LAT,LON[,ALTITUDE_M[,HEADING_DEG]]` (degrees north and east,
+    /// geodetic metres, compass degrees; overrides [spawn]), e.g. `36.24917,-114.99611,3000,270`.
+    #[arg(long, allow_hyphen_values = true)]
+    spawn: Option<String>,
     /// Load the configuration and the content stack, print every finding
     /// (`file:line: error|warning: key: message`) and a summary, and exit: 1 on any error, 0
     /// otherwise. Binds nothing and writes nothing.
@@ -122,6 +126,10 @@ fn configure(mut file: FileConfig, args: &Args) -> Result<FileConfig> {
     }
     if let Some(n) = args.ai {
         file.world.ai_aircraft = n;
+    }
+    if let Some(spawn) = &args.spawn {
+        file.spawn.apply_arg(spawn).map_err(anyhow::Error::msg)?;
+        file.spawn.check(&args.config)?;
     }
     Ok(file)
 }
@@ -290,6 +298,10 @@ fn run(args: Args) -> Result<()> {
 
     let type_count = types.len();
     let mut server = Server::new(file.server_config(), Box::new(quic), types);
+    server.set_terrain(fl_terrain::Terrain::from_content(
+        &content,
+        fl_terrain::TerrainConfig::default(),
+    ));
     spawn_ai(&mut server, &file);
     let entities = server.world().len();
 

@@ -22,8 +22,10 @@ use crate::spatial::auto_cell_size;
 use crate::types::TypeRegistry;
 use crate::weather::{Weather, WeatherConfig};
 use crate::world::{Body, Entity, Pilot, World, WorldConfig};
+use fl_flight::geodetic::{self, Enu, Geodetic};
+use fl_flight::gravity::Planet;
 use fl_flight::math::{Quat, Vec3};
-use fl_flight::spawn::trim_level;
+use fl_flight::spawn::{level_orientation, trim_level_placed};
 use fl_flight::{AircraftState, Controls};
 use fl_net::{Channel, DisconnectReason, PeerId, ServerEvent, ServerTransport};
 use fl_protocol::enums::{ConnectRefusalCode, PeerRole, buttons};
@@ -37,15 +39,42 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 /// Where pilots appear (round robin).
+///
+/// A spawn is placed from an *anchor*: a latitude/longitude, or the world origin (the north
+/// pole) when there is none. `x` and `z` are offsets from it in the anchor's level frame (x east,
+/// z south — at the world origin these are world X and Z, as they always were), the aircraft
+/// appears at geodetic altitude `altitude_m` above that point, and `heading_deg` is a compass
+/// heading of the anchor's frame carried into the local horizon of the spawn (so a line of
+/// aircraft near the pole keeps one heading, and a spawn on its anchor has the local compass
+/// heading exactly).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpawnPoint {
-    /// World X and Z of the spawn, m.
+    /// Offset east of the anchor, m.
     pub x: f64,
+    /// Offset south of the anchor, m.
     pub z: f64,
+    /// Geodetic altitude, m.
     pub altitude_m: f64,
-    /// Heading, degrees clockwise from north.
+    /// Heading, degrees clockwise from the anchor's north.
     pub heading_deg: f64,
     pub speed_mps: f64,
+    /// The latitude/longitude the offsets are measured from; `None` = the world origin.
+    pub anchor: Option<GeoAnchor>,
+}
+
+/// A latitude/longitude (degrees, north and east positive) that spawn points are placed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GeoAnchor {
+    pub lat_deg: f64,
+    pub lon_deg: f64,
+}
+
+impl GeoAnchor {
+    /// The Nevada airfield "home" anchor of the base pack's theatre (36.24917° N, 114.99611° W).
+    pub const NEVADA_HOME: GeoAnchor = GeoAnchor {
+        lat_deg: 36.24917,
+        lon_deg: -114.99611,
+    };
 }
 
 impl SpawnPoint {
@@ -57,7 +86,31 @@ impl SpawnPoint {
         altitude_m: 3000.0,
         heading_deg: 0.0,
         speed_mps: 200.0,
+        anchor: None,
     };
+
+    /// The anchor's world position on the sphere (altitude 0) and its local frame.
+    pub fn anchor_frame(&self, planet: &Planet) -> (Vec3, Enu) {
+        match self.anchor {
+            Some(a) => {
+                let p =
+                    geodetic::to_world(planet, Geodetic::from_degrees(a.lat_deg, a.lon_deg, 0.0));
+                (p, Enu::at(planet, p))
+            }
+            None => (Vec3::ZERO, Enu::at(planet, Vec3::ZERO)),
+        }
+    }
+
+    /// The world position of the spawn (at its geodetic altitude) and the frame its heading is
+    /// measured in.
+    pub fn placement(&self, planet: &Planet) -> (Vec3, Enu) {
+        let (origin, frame) = self.anchor_frame(planet);
+        let ground = origin + frame.level_to_world(Vec3::new(self.x, 0.0, self.z));
+        (
+            geodetic::at_altitude(planet, ground, self.altitude_m),
+            frame,
+        )
+    }
 }
 
 /// A faction of the match.
@@ -115,6 +168,7 @@ impl Default for ServerConfig {
                     altitude_m: 3000.0,
                     heading_deg: 0.0,
                     speed_mps: 200.0,
+                    anchor: None,
                 })
                 .collect(),
             player_entity_type: "builtin:jet-trainer".to_owned(),
@@ -318,6 +372,14 @@ impl Server {
         &mut self.world
     }
 
+    /// The ground of the world, built from the server's content stack (clients must fly the
+    /// same: a join with another terrain is refused, see `server::join`). Starts reading the
+    /// packs' terrain digests on a thread so the first join does not wait for them.
+    pub fn set_terrain(&mut self, terrain: fl_terrain::Terrain) {
+        terrain.prepare_digests();
+        self.world.set_terrain(terrain);
+    }
+
     pub fn types(&self) -> &TypeRegistry {
         &self.types
     }
@@ -389,21 +451,26 @@ impl Server {
         let model = t.model.clone()?;
         let heading = at.heading_deg.to_radians();
         let fuel = model.max_fuel_kg;
-        let (mut state, controls) = match trim_level(
+        let planet = *self.world.planet();
+        let (position, frame) = at.placement(&planet);
+        let (mut state, controls) = match trim_level_placed(
             &model,
-            self.world.planet(),
+            &planet,
+            position,
+            &frame,
             at.altitude_m,
             at.speed_mps,
             fuel,
             heading,
         ) {
             Some(trim) => (trim.state, trim.controls),
-            None => (
-                AircraftState::flying(Vec3::ZERO, heading, at.speed_mps, fuel),
-                Controls::default(),
-            ),
+            None => {
+                let mut s = AircraftState::flying(position, heading, at.speed_mps, fuel);
+                s.orientation = level_orientation(&planet, position, &frame, heading, 0.0);
+                s.velocity = s.forward() * at.speed_mps;
+                (s, Controls::default())
+            }
         };
-        state.position = Vec3::new(at.x, at.altitude_m, at.z);
         state.payload_kg = t.payload_mass_kg;
         state.payload_cd0 = t.payload_cd0;
         let limits = t.limits;

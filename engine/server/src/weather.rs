@@ -277,6 +277,9 @@ impl Weather {
 
 /// The wind field a weather message describes: the altitude profile when there is one (its
 /// knots are absolute winds), else the datum wind everywhere; plus the turbulence amplitude.
+/// `wind_x`/`wind_z` are the blowing-toward components east and south on the local horizon
+/// (the level frame of `fl_flight::geodetic`): the spec's "a westerly has windX > 0" and
+/// "horizontal wind only" everywhere on the globe, and its world X/Z at the origin.
 pub fn wind_field(wind_x: f32, wind_z: f32, turbulence: f32, profile: &[WindKnot]) -> WindField {
     let finite = |v: f32| if v.is_finite() { f64::from(v) } else { 0.0 };
     let mut knots: Vec<(f64, Vec3)> = profile

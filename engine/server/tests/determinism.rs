@@ -38,6 +38,7 @@ fn run(workers: usize) -> Vec<u64> {
             altitude_m: 2500.0,
             heading_deg: f64::from(i * 45 % 360),
             speed_mps: 190.0,
+            anchor: None,
         };
         h.server
             .spawn_aircraft(t, (i % 2 + 1) as u16, Pilot::Ai(ctrl), at)

@@ -51,6 +51,7 @@ fn spawn_ai(h: &mut Harness, n: usize) {
             altitude_m: 2000.0 + (i % 5) as f64 * 300.0,
             heading_deg: (i * 37 % 360) as f64,
             speed_mps: 180.0,
+            anchor: None,
         };
         let ctrl = Loiter::new(LoiterParams {
             centre: Some(Vec3::new(at.x, at.altitude_m, at.z)),

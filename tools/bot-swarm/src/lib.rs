@@ -168,6 +168,7 @@ impl SwarmOptions {
                 altitude_m: 3000.0 + (i % 7) as f64 * 150.0,
                 heading_deg: (i * 53 % 360) as f64,
                 speed_mps: 220.0,
+                anchor: None,
             })
             .collect();
         cfg
@@ -193,6 +194,7 @@ pub fn spawn_ai(server: &mut Server, n: usize) -> usize {
             altitude_m: 2500.0 + (i % 9) as f64 * 200.0,
             heading_deg: 180.0,
             speed_mps: 200.0,
+            anchor: None,
         };
         if server
             .spawn_aircraft(t, (i % 2 + 1) as u16, Pilot::Ai(ctrl), at)
