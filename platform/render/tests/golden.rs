@@ -476,3 +476,49 @@ fn the_golden_harness_fails_on_a_changed_image() {
         m.difference.display()
     );
 }
+
+#[test]
+fn formation_of_128_aircraft() {
+    let Some(dir) = common::f16a_dir() else {
+        return;
+    };
+    let Some(gpu) = common::gpu() else { return };
+    let mut renderer = Renderer::new(&gpu).expect("renderer");
+    let family = ModelFamily::load(&dir, "f16a").expect("f16a family");
+    let model = renderer.upload_family(&gpu, &family);
+    let (lat, lon) = (36.27, -115.64);
+    let (e, n, u) = east_north_up(f64::to_radians(lat), f64::to_radians(lon));
+    let cam_pos = nevada(lat, lon, 3000.0);
+    // 16 × 8 aircraft heading north, 150 m to 1.7 km ahead, in three altitude layers; the view
+    // looks north and a little down, so near ones get the base mesh and far ones the LODs.
+    let q = DQuat::from_mat3(&glam::DMat3::from_cols(e, u, -n));
+    let instances: Vec<Instance> = (0..128)
+        .map(|i| {
+            let (a, b) = (f64::from(i % 16), f64::from(i / 16));
+            let p = cam_pos
+                + n * (150.0 + b * 220.0)
+                + e * ((a - 7.5) * 45.0)
+                + u * ((a + b) % 3.0 * 15.0 - 40.0);
+            Instance::new(model, p, q)
+        })
+        .collect();
+    let camera = Camera::looking_at(cam_pos, cam_pos + n - u * 0.08, u, 50f64.to_radians());
+    let frame = Frame {
+        camera,
+        sky: SkyParams::at(UtcTime::new(2026, 6, 21, 18, 30, 0.0)),
+        lights: Vec::new(),
+        instances,
+    };
+    let img = common::render(&gpu, &mut renderer, &frame, SIZE, SIZE);
+    common::keep("formation_128", &img);
+    let stats = renderer.last_frame_stats();
+    eprintln!("128 aircraft: {stats:?}");
+    assert_eq!(stats.instances, 128);
+    assert!(
+        stats.parts + stats.culled == 128 && stats.parts > 60,
+        "{stats:?}"
+    );
+    // Several levels of detail are in use at once (base up close, LODs far away).
+    assert!(stats.batches >= 2, "{stats:?}");
+    common::check_golden("formation_128", &img, THRESHOLD);
+}
