@@ -1,8 +1,12 @@
 //! Adapter and device setup, the same code on a real GPU and on Mesa's software Vulkan
-//! (lavapipe, reported as "llvmpipe"). The instance reads `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`
-//! and friends from the environment, so an operator can pick a backend without a rebuild.
+//! (lavapipe, reported as "llvmpipe"). The instance reads `WGPU_BACKEND` and friends from the
+//! environment; `WGPU_POWER_PREF` and `WGPU_ADAPTER_NAME` choose among adapters, so an operator
+//! can pick a backend or a GPU without a rebuild.
 
 use crate::RenderError;
+
+/// Environment variable choosing the adapter by (part of) its name, case-insensitive.
+pub const ADAPTER_NAME_VAR: &str = "WGPU_ADAPTER_NAME";
 
 /// What the renderer runs on, for logs and reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +58,21 @@ impl Gpu {
         instance: wgpu::Instance,
         surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Gpu, RenderError> {
-        let adapter =
-            pollster::block_on(
+        let adapter = match std::env::var(ADAPTER_NAME_VAR) {
+            // wgpu's own helper for this variable panics when nothing matches; this does not.
+            Ok(wanted) if !wanted.is_empty() => {
+                let wanted = wanted.to_lowercase();
+                pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+                    .into_iter()
+                    .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+                    .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+                    .ok_or_else(|| {
+                        RenderError::NoAdapter(format!(
+                            "{ADAPTER_NAME_VAR}={wanted:?} matches no adapter"
+                        ))
+                    })?
+            }
+            _ => pollster::block_on(
                 instance.request_adapter(&wgpu::RequestAdapterOptions {
                     power_preference: wgpu::PowerPreference::from_env()
                         .unwrap_or(wgpu::PowerPreference::HighPerformance),
@@ -64,7 +81,8 @@ impl Gpu {
                     apply_limit_buckets: false,
                 }),
             )
-            .map_err(|e| RenderError::NoAdapter(e.to_string()))?;
+            .map_err(|e| RenderError::NoAdapter(e.to_string()))?,
+        };
         let ai = adapter.get_info();
         let bc_textures = adapter
             .features()

@@ -21,6 +21,56 @@ fn no_adapter_is_a_typed_error() {
     }
 }
 
+/// Run by `an_adapter_name_that_matches_nothing_is_a_typed_error` in a child process with
+/// `WGPU_ADAPTER_NAME` set (the variable is read at `Gpu::new`; tests must not change their own
+/// process's environment).
+#[test]
+#[ignore = "run as a child process by an_adapter_name_that_matches_nothing_is_a_typed_error"]
+fn child_gpu_with_adapter_name() {
+    match fl_render::Gpu::new() {
+        Err(RenderError::NoAdapter(why)) => println!("CHILD-NO-ADAPTER: {why}"),
+        Ok(g) => println!("CHILD-ADAPTER: {}", g.info.name),
+        Err(e) => println!("CHILD-OTHER: {e}"),
+    }
+}
+
+#[test]
+fn an_adapter_name_that_matches_nothing_is_a_typed_error() {
+    let run = |name: &str| {
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--ignored",
+                "--exact",
+                "child_gpu_with_adapter_name",
+                "--nocapture",
+            ])
+            .env(fl_render::gpu::ADAPTER_NAME_VAR, name)
+            .output()
+            .expect("child");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let none = run("no-such-adapter-xyz");
+    assert!(
+        none.contains("CHILD-NO-ADAPTER") && none.contains("no-such-adapter-xyz"),
+        "{none}"
+    );
+    // With an adapter present, naming it (part of its name, any case) picks it.
+    if let Some(gpu) = common::gpu() {
+        let part = gpu
+            .info
+            .name
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_uppercase();
+        let found = run(&part);
+        assert!(
+            found.contains(&format!("CHILD-ADAPTER: {}", gpu.info.name)),
+            "{found}"
+        );
+    }
+}
+
 fn lit(px: &image::RgbaImage) -> usize {
     px.pixels()
         .filter(|p| p.0[0].max(p.0[1]).max(p.0[2]) > 10)
