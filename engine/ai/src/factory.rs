@@ -17,6 +17,8 @@ use crate::controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};
 use crate::controllers::waypoint::{Waypoint, WaypointParams};
 use crate::state_machine::{Condition, StateMachine, StateMachineError};
 use crate::view::{DEFAULT_THREAT_RADIUS_M, EntityId, Target, WorldView};
+use fl_flight::geodetic::{self, Enu, Geodetic};
+use fl_flight::gravity::Planet;
 use fl_flight::math::Vec3;
 
 /// The behaviours [`build`] knows, in documentation order.
@@ -117,13 +119,45 @@ pub struct FactoryContext<'a> {
     /// The world, for resolving a bare target index to the generation that occupies it now.
     /// Without it, targets must be given as `index:generation` or `threat`.
     pub world: Option<&'a dyn WorldView>,
+    /// Where a line's coordinates (`loiter x z alt`, `waypoint x y z …`) are measured from:
+    /// `None` = world coordinates, whose X/Z at the world origin (the north pole) are east and
+    /// south and whose Y is the altitude there.
+    pub anchor: Option<CoordinateAnchor>,
 }
 
 impl std::fmt::Debug for FactoryContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FactoryContext")
             .field("world", &self.world.is_some())
+            .field("anchor", &self.anchor)
             .finish()
+    }
+}
+
+/// A latitude/longitude a behaviour line's coordinates are measured from: `x` metres east and
+/// `z` metres south of it (in its level frame), at geodetic altitude `alt`/`y`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoordinateAnchor {
+    planet: Planet,
+    origin: Vec3,
+    frame: Enu,
+}
+
+impl CoordinateAnchor {
+    /// The anchor at `lat_deg` north, `lon_deg` east on `planet`.
+    pub fn new(planet: &Planet, lat_deg: f64, lon_deg: f64) -> Self {
+        let origin = geodetic::to_world(planet, Geodetic::from_degrees(lat_deg, lon_deg, 0.0));
+        Self {
+            planet: *planet,
+            origin,
+            frame: Enu::at(planet, origin),
+        }
+    }
+
+    /// The world point `x` m east and `z` m south of the anchor at geodetic altitude `alt_m`.
+    pub fn point(&self, x: f64, alt_m: f64, z: f64) -> Vec3 {
+        let ground = self.origin + self.frame.level_to_world(Vec3::new(x, 0.0, z));
+        geodetic::at_altitude(&self.planet, ground, alt_m)
     }
 }
 
@@ -344,6 +378,14 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// A line's point: world coordinates, or east/altitude/south of the context's anchor.
+    fn point(&self, x: f64, y: f64, z: f64) -> Vec3 {
+        match &self.ctx.anchor {
+            Some(a) => a.point(x, y, z),
+            None => Vec3::new(x, y, z),
+        }
+    }
+
     fn number(&self, key: &str, v: &str) -> Result<f64, FactoryError> {
         match v.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(x),
@@ -433,7 +475,7 @@ impl Parser<'_, '_> {
     fn loiter_params(&self, a: &Args<'_>) -> Result<LoiterParams, FactoryError> {
         let mut p = LoiterParams::default();
         match (self.opt_number(a, "x")?, self.opt_number(a, "z")?) {
-            (Some(x), Some(z)) => p.centre = Some(Vec3::new(x, 0.0, z)),
+            (Some(x), Some(z)) => p.centre = Some(self.point(x, 0.0, z)),
             (None, None) => {}
             (Some(_), None) => {
                 return Err(FactoryError::MissingArg {
@@ -527,7 +569,7 @@ impl Parser<'_, '_> {
         }
         p.points = coords
             .chunks_exact(3)
-            .map(|c| Vec3::new(c[0], c[1], c[2]))
+            .map(|c| self.point(c[0], c[1], c[2]))
             .collect();
         let mut seen: Vec<&str> = Vec::new();
         for (k, v) in named {

@@ -28,7 +28,9 @@ pub use controllers::heading::{HeadingHold, HeadingParams};
 pub use controllers::loiter::{Direction, Loiter, LoiterParams};
 pub use controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};
 pub use controllers::waypoint::{Waypoint, WaypointParams};
-pub use factory::{BEHAVIOURS, FactoryContext, FactoryError, build, build_from_line, build_named};
+pub use factory::{
+    BEHAVIOURS, CoordinateAnchor, FactoryContext, FactoryError, build, build_from_line, build_named,
+};
 pub use grid::GridWorld;
 pub use spatial::SpatialIndex;
 pub use state_machine::{Condition, StateMachine, StateMachineBuilder, StateMachineError};

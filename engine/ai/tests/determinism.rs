@@ -80,6 +80,7 @@ fn controllers(sim: &Sim) -> Vec<Box<dyn Controller>> {
     let world = sim.world();
     let ctx = FactoryContext {
         world: Some(&world),
+        ..FactoryContext::default()
     };
     let threat = Target::NearestThreat { radius_m: 15_000.0 };
     (0..sim.crafts.len() as u32)

@@ -38,13 +38,25 @@ fn me(w: &GridWorld) -> EntityView {
 
 fn ok(line: &str) -> Box<dyn Controller> {
     let w = world();
-    build_from_line(line, &FactoryContext { world: Some(&w) })
-        .unwrap_or_else(|e| panic!("{line}: {e}"))
+    build_from_line(
+        line,
+        &FactoryContext {
+            world: Some(&w),
+            ..FactoryContext::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{line}: {e}"))
 }
 
 fn err(line: &str) -> FactoryError {
     let w = world();
-    match build_from_line(line, &FactoryContext { world: Some(&w) }) {
+    match build_from_line(
+        line,
+        &FactoryContext {
+            world: Some(&w),
+            ..FactoryContext::default()
+        },
+    ) {
         Ok(c) => panic!("{line} built {c:?}"),
         Err(e) => e,
     }
@@ -125,7 +137,10 @@ fn positional_and_named_arguments_are_the_same_controller() {
     );
     // Named-only entry point.
     let w = world();
-    let ctx = FactoryContext { world: Some(&w) };
+    let ctx = FactoryContext {
+        world: Some(&w),
+        ..FactoryContext::default()
+    };
     let named =
         build_named("lag", &[("target", "3"), ("lag_fraction", "0.25")], &ctx).expect("builds");
     assert_eq!(trace(named), trace(ok("lag 3 0.25")));
@@ -231,7 +246,10 @@ fn a_parameter_error_is_said_once_in_the_chain() {
 #[test]
 fn garbage_never_panics() {
     let w = world();
-    let ctx = FactoryContext { world: Some(&w) };
+    let ctx = FactoryContext {
+        world: Some(&w),
+        ..FactoryContext::default()
+    };
     let words = [
         "loiter",
         "waypoint",

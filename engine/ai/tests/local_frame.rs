@@ -84,3 +84,47 @@ fn holding_course_without_a_target_in_nevada_keeps_altitude_and_heading() {
     assert!(hdg_err < 1.0, "heading error {hdg_err:.3}°");
     assert!(end.lon_rad > start.lon_rad);
 }
+
+#[test]
+fn coordinates_of_a_behaviour_line_are_measured_from_its_anchor() {
+    use fl_ai::CoordinateAnchor;
+    let mut sim = Sim::new(vec![ai_jet()]);
+    let anchor = CoordinateAnchor::new(&sim.planet, LAT, LON);
+    let ctx = FactoryContext {
+        anchor: Some(anchor),
+        ..FactoryContext::default()
+    };
+    // A loiter 3 km around the anchor at 4,000 m; the jet starts 6 km east of it at 5,000 m.
+    let start = geodetic::from_world(&sim.planet, anchor.point(6000.0, 5000.0, 0.0));
+    let me = sim.add_at(0, start, 0.0, 220.0, 1);
+    let ctrl = build_from_line("loiter 0 0 4000 radius=3000", &ctx).expect("behaviour");
+    sim.set_controller(me, ctrl);
+    let centre = anchor.point(0.0, 4000.0, 0.0);
+    let mut worst = 0.0_f64;
+    sim.run(240.0, |s| {
+        if s.tick > 150 * 60 {
+            let p = s.state(me).position;
+            let enu = Enu::at(&s.planet, p);
+            let d = p - centre;
+            let horiz = (d - enu.up * d.dot(enu.up)).length();
+            let alt = geodetic::from_world(&s.planet, p).alt_m;
+            worst = worst.max((horiz - 3000.0).abs()).max((alt - 4000.0).abs());
+        }
+    });
+    assert!(
+        worst < 150.0,
+        "orbit off the anchored circle by {worst:.0} m"
+    );
+
+    // A waypoint 10 km north of the anchor at 4,500 m, reached from the anchor flying east.
+    let mut sim = Sim::new(vec![ai_jet()]);
+    let me = sim.add_at(0, Geodetic::from_degrees(LAT, LON, 4000.0), 90.0, 220.0, 1);
+    let ctrl = build_from_line("waypoint 0 4500 -10000 capture=300", &ctx).expect("behaviour");
+    sim.set_controller(me, ctrl);
+    let target = anchor.point(0.0, 4500.0, -10_000.0);
+    let mut closest = f64::INFINITY;
+    sim.run(120.0, |s| {
+        closest = closest.min((s.state(me).position - target).length());
+    });
+    assert!(closest < 300.0, "closest approach {closest:.0} m");
+}

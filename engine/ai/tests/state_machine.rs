@@ -378,6 +378,7 @@ fn factory_defend_template_breaks_then_engages() {
         "defend 5000",
         &FactoryContext {
             world: Some(&world),
+            ..FactoryContext::default()
         },
     )
     .expect("valid template");
