@@ -252,6 +252,32 @@ mod tests {
     }
 
     #[test]
+    fn in_nevada_the_attitude_is_read_on_the_local_horizon() {
+        // 36.25° N 115° W: world Y is 53.75° from up there.
+        use fl_flight::geodetic::{self, Enu, Geodetic};
+        let planet = Planet::earth();
+        let pos = geodetic::to_world(&planet, Geodetic::from_degrees(36.25, -115.0, 3000.0));
+        let enu = Enu::at(&planet, pos);
+        let mut s = AircraftState::flying(pos, 0.0, 200.0, 1000.0);
+        s.velocity = enu.east * 200.0;
+        let view = |s: &AircraftState| {
+            Level.command(&PilotView {
+                seq: 1,
+                ticks: 60,
+                state: Some(s),
+                planet_radius_m: fl_flight::gravity::EARTH_RADIUS_M,
+            })
+        };
+        s.orientation = geodetic::orientation(&enu, 90f64.to_radians(), 0.0, 0.0);
+        let c = view(&s);
+        assert!(c.roll.abs() < 1e-6 && c.pitch.abs() < 0.01, "{c:?}");
+        s.orientation = geodetic::orientation(&enu, 90f64.to_radians(), 0.0, 30f64.to_radians());
+        assert!(view(&s).roll < -0.5, "banked right: roll back left");
+        s.velocity = (enu.east * 0.97 - enu.up * 0.24) * 200.0;
+        assert!(view(&s).pitch > 0.3, "sinking below 3,000 m: pull");
+    }
+
+    #[test]
     fn the_guard_pulls_up_near_the_ground() {
         let mut s = AircraftState::flying(Vec3::new(0.0, 800.0, 0.0), 0.0, 200.0, 1000.0);
         s.velocity = Vec3::new(0.0, -30.0, -200.0);

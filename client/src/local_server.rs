@@ -278,22 +278,30 @@ fn spawn_ai(server: &mut Server, cfg: &LocalServerConfig) {
     else {
         return;
     };
+    let anchor = cfg.server.spawn_points.first().and_then(|p| p.anchor);
+    // The behaviour line's coordinates are measured from the spawn anchor, like the spawns.
+    let ctx = fl_ai::FactoryContext {
+        anchor: anchor
+            .map(|a| fl_ai::CoordinateAnchor::new(server.world().planet(), a.lat_deg, a.lon_deg)),
+        ..fl_ai::FactoryContext::default()
+    };
     for i in 0..cfg.ai_aircraft {
-        let ctrl =
-            match fl_ai::build_from_line(&cfg.ai_behaviour, &fl_ai::FactoryContext::default()) {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::warn!("AI behaviour {:?}: {e}", cfg.ai_behaviour);
-                    return;
-                }
-            };
+        let ctrl = match fl_ai::build_from_line(&cfg.ai_behaviour, &ctx) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("AI behaviour {:?}: {e}", cfg.ai_behaviour);
+                return;
+            }
+        };
         let at = SpawnPoint {
             x: i as f64 * 800.0 - 2000.0,
             z: -8000.0 - (i / 6) as f64 * 600.0,
             altitude_m: 3000.0 + (i % 3) as f64 * 200.0,
             heading_deg: 180.0,
             speed_mps: 220.0,
-            anchor: None,
+            // 8 km north of the pilots' anchor (the world origin unless the spawn points name
+            // a latitude/longitude), heading south towards them.
+            anchor,
         };
         if server.spawn_aircraft(t, 2, Pilot::Ai(ctrl), at).is_none() {
             break;

@@ -400,11 +400,16 @@ fn spawn_ai(server: &mut Server, file: &FileConfig) {
         return;
     };
     let points = server.config().spawn_points.clone();
+    // The behaviour line's coordinates are measured from the spawn anchor, like the spawns.
+    let ctx = fl_ai::FactoryContext {
+        anchor: points
+            .first()
+            .and_then(|p| p.anchor)
+            .map(|a| fl_ai::CoordinateAnchor::new(server.world().planet(), a.lat_deg, a.lon_deg)),
+        ..fl_ai::FactoryContext::default()
+    };
     for i in 0..file.world.ai_aircraft {
-        let ctrl = match fl_ai::build_from_line(
-            &file.world.ai_behaviour,
-            &fl_ai::FactoryContext::default(),
-        ) {
+        let ctrl = match fl_ai::build_from_line(&file.world.ai_behaviour, &ctx) {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!("[world] ai_behaviour: {e}; AI aircraft not spawned");
