@@ -13,6 +13,7 @@
 //! See docs/terrain.md.
 
 pub mod base;
+pub mod chunks;
 pub mod cube;
 pub mod pack;
 pub mod store;
