@@ -30,6 +30,12 @@ pub struct FloorSample {
 pub trait Floor {
     /// The floor under world position `p`.
     fn sample(&self, planet: &Planet, p: Vec3) -> FloorSample;
+
+    /// Only the height of [`Floor::sample`] (a terrain computes it without the normal, which
+    /// costs more); must equal `sample(planet, p).height_m` to the bit.
+    fn height_m(&self, planet: &Planet, p: Vec3) -> f64 {
+        self.sample(planet, p).height_m
+    }
 }
 
 /// Flat ground at a fixed geodetic altitude (sea level by default).

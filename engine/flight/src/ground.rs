@@ -124,8 +124,7 @@ pub fn contact(
     let mut out = Contact::default();
     let g = &m.gear;
     // Airborne early-out: no contact point can reach the floor this tick.
-    let f = floor.sample(planet, s.position);
-    let clearance = planet.altitude(s.position) - f.height_m;
+    let clearance = planet.altitude(s.position) - floor.height_m(planet, s.position);
     if clearance.is_nan() || clearance > g.reach_m + 1.0 {
         return out;
     }

@@ -103,6 +103,9 @@ impl Base {
     fn land(&self, d: Vec3) -> f64 {
         // North of ~76° the base is the Arctic sea (the world origin is the north pole).
         let cap = ((0.97 - d.y) / 0.03).clamp(0.0, 1.0);
+        if cap <= 0.0 {
+            return -0.08;
+        }
         self.fbm(d, 1.6, 4, 1) * cap - 0.08
     }
 

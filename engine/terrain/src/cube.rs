@@ -257,9 +257,9 @@ pub fn dir_to_face_uv(d: Vec3) -> FacePos {
 /// Geodetic latitude and longitude (degrees) → unit direction.
 #[inline]
 pub fn latlon_to_dir(lat_deg: f64, lon_deg: f64) -> Vec3 {
-    let (lat, lon) = (lat_deg.to_radians(), lon_deg.to_radians());
-    let c = libm::cos(lat);
-    Vec3::new(c * libm::sin(lon), libm::sin(lat), c * libm::cos(lon))
+    let (slat, clat) = libm::sincos(lat_deg.to_radians());
+    let (slon, clon) = libm::sincos(lon_deg.to_radians());
+    Vec3::new(clat * slon, slat, clat * clon)
 }
 
 /// Unit direction → (latitude, longitude) in degrees. Longitude is in (−180, 180]; at a pole it

@@ -22,6 +22,6 @@ pub mod tile;
 
 pub use base::Base;
 pub use cube::TileKey;
-pub use pack::{Bounds, PackTerrain, TerrainIndex, Theater, WORLD_TERRAIN_ID};
+pub use pack::{Bounds, PackTerrain, TerrainIndex, Theater, WORLD_TERRAIN_ID, empty_digest};
 pub use store::{CacheStats, Layer, Loaded, TileData, TileLoader, TileStore};
 pub use terrain::{HeightInfo, Terrain, TerrainConfig};

@@ -14,7 +14,8 @@ use crate::tile::{MAX_TILE_FILE_BYTES, parse_tile_stem};
 use fl_content::{AssetKind, PackInfo, PackRoot};
 use ring::digest;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU8, AtomicU16, Ordering};
 
 /// The terrain id the planet's tiles live under (`terrain/world/...`).
 pub const WORLD_TERRAIN_ID: &str = "world";
@@ -99,10 +100,13 @@ impl PackTerrain {
 
     /// SHA-256 over what this pack gives the terrain: a format tag, its priority, and for every
     /// theater file and terrain tile file (sorted by pack-relative path) the path, the length and
-    /// the bytes. Reads every file (≈ 40 MB for the fixture pack): call once, off the tick.
+    /// the bytes ([`empty_digest`] for a pack with none). Reads every file (≈ 40 MB for the fixture pack): call once, off the tick.
     pub fn digest(&self) -> [u8; 32] {
+        if self.files.is_empty() {
+            return empty_digest();
+        }
         let mut ctx = digest::Context::new(&digest::SHA256);
-        ctx.update(b"fl-terrain digest v1\0");
+        ctx.update(DIGEST_TAG);
         ctx.update(&self.priority.to_le_bytes());
         for rel in &self.files {
             ctx.update(rel.as_bytes());
@@ -139,6 +143,46 @@ impl PackTerrain {
     }
 }
 
+const DIGEST_TAG: &[u8] = b"fl-terrain digest v1\0";
+
+/// The digest of a pack with no theater and no terrain file (whatever its priority): such a
+/// pack changes nothing on the ground.
+pub fn empty_digest() -> [u8; 32] {
+    let d = digest::digest(&digest::SHA256, DIGEST_TAG);
+    let mut out = [0u8; 32];
+    out.copy_from_slice(d.as_ref());
+    out
+}
+
+/// A multiply-rotate hasher for the tile maps' integer keys (SipHash costs more than the rest
+/// of a height lookup; the keys are not attacker-chosen in a way that matters: a pack can only
+/// slow its own lookups).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+    fn write_u64(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_u8(&mut self, w: u8) {
+        self.write_u64(u64::from(w));
+    }
+    fn write_isize(&mut self, w: isize) {
+        self.write_u64(w as u64);
+    }
+}
+
+/// A map keyed by packed tile keys.
+pub type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
 /// One tile file of the index.
 #[derive(Debug)]
 pub(crate) struct TileFile {
@@ -149,6 +193,11 @@ pub(crate) struct TileFile {
     /// [`STATE_UNKNOWN`], [`STATE_GOOD`] or [`STATE_BAD`]: decided by the first decode, for
     /// good (the file does not change while running).
     pub(crate) state: AtomicU8,
+    /// The tile lies deeper inside a theater than the blend margin (its heights need no
+    /// theater weight).
+    pub(crate) interior: bool,
+    /// Which of the 8 neighbours at this level are usable (bit 15: known), learnt once.
+    pub(crate) neighbours: AtomicU16,
 }
 
 pub(crate) const STATE_UNKNOWN: u8 = 0;
@@ -168,8 +217,8 @@ pub struct TerrainIndex {
     pub packs: Vec<PackTerrain>,
     /// Every theater of the world terrain, in stack order then file-name order.
     pub theaters: Vec<Theater>,
-    pub(crate) heights: HashMap<u64, TileFile>,
-    pub(crate) cover: HashMap<u64, TileFile>,
+    pub(crate) heights: KeyMap<u64, TileFile>,
+    pub(crate) cover: KeyMap<u64, TileFile>,
     /// Per face, bit L set when some height tile of level L exists.
     pub(crate) height_levels: [u32; 6],
     /// Per face, bit L set when some land-cover tile of level L exists.
@@ -268,9 +317,22 @@ fn tile_ranges(key: TileKey) -> ((f64, f64), (f64, f64)) {
     (lat, (lon_c + dl_lo - lon_pad, lon_c + dl_hi + lon_pad))
 }
 
+/// Whether a tile's padded ranges lie deeper than `margin_m` (plus 10 %) inside `b`.
+fn interior(b: &Bounds, lat: (f64, f64), lon: (f64, f64), margin_m: f64) -> bool {
+    let per_deg = fl_flight::gravity::EARTH_RADIUS_M * core::f64::consts::PI / 180.0;
+    let m_lat = 1.1 * margin_m.max(0.0) / per_deg;
+    let coslat = libm::cos(lat.0.abs().max(lat.1.abs()).min(89.0).to_radians());
+    let m_lon = 1.1 * margin_m.max(0.0) / (per_deg * coslat);
+    lat.0 >= b.min_lat + m_lat
+        && lat.1 <= b.max_lat - m_lat
+        && lon.0 >= b.min_lon + m_lon
+        && lon.1 <= b.max_lon - m_lon
+}
+
 impl TerrainIndex {
-    /// Scans the packs (in stack order, as [`fl_content::Content::packs`] gives them).
-    pub fn scan(packs: &[PackInfo]) -> Self {
+    /// Scans the packs (in stack order, as [`fl_content::Content::packs`] gives them);
+    /// `margin_m` is the terrain's theater blend margin (tiles deeper inside are marked).
+    pub fn scan(packs: &[PackInfo], margin_m: f64) -> Self {
         let mut ix = TerrainIndex::default();
         let mut roots = Vec::new();
         for p in packs {
@@ -394,12 +456,18 @@ impl TerrainIndex {
                             }
                             continue;
                         }
+                        let interior = ix
+                            .theaters
+                            .iter()
+                            .any(|t| interior(&t.bounds, lat, lon, margin_m));
                         map.insert(
                             key.packed(),
                             TileFile {
                                 pack: pack_index,
                                 rel,
                                 state: AtomicU8::new(STATE_UNKNOWN),
+                                interior,
+                                neighbours: AtomicU16::new(0),
                             },
                         );
                         let levels = if lc {

@@ -10,10 +10,10 @@
 //! thread's load (two threads missing the same tile both decode it; the first insert wins).
 
 use crate::cube::TileKey;
-use crate::pack::{STATE_BAD, STATE_GOOD, STATE_UNKNOWN, TerrainIndex, TileFile};
+use crate::pack::{KeyMap, STATE_BAD, STATE_GOOD, STATE_UNKNOWN, TerrainIndex, TileFile};
 use crate::tile::{self, MAX_TILE_FILE_BYTES};
 use fl_content::AssetKind;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, RwLock};
@@ -54,7 +54,7 @@ struct Slot {
 
 #[derive(Debug, Default)]
 struct Inner {
-    map: HashMap<(Layer, u64), Slot>,
+    map: KeyMap<(Layer, u64), Slot>,
     bytes: usize,
 }
 
@@ -73,9 +73,27 @@ pub struct CacheStats {
     pub evictions: u64,
 }
 
+/// Stores made so far: each gets its own id, so a thread's recent tiles never answer for
+/// another store's files.
+static STORE_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// Tiles a thread used last, per thread: (store id, layer and key, samples).
+const RECENT: usize = 4;
+
+type RecentTiles = [(u64, (Layer, u64), Option<TileData>); RECENT];
+
+thread_local! {
+    /// A thread's last few tiles: the simulation and the renderer ask for nearby points over
+    /// and over, and this answers them without the cache's lock. It holds at most four tiles
+    /// per thread beyond the cache's bound; what it holds equals what the cache would decode.
+    static RECENT_TILES: std::cell::RefCell<(usize, RecentTiles)> =
+        std::cell::RefCell::new((0, std::array::from_fn(|_| (0, (Layer::Heights, 0), None))));
+}
+
 /// The tile store: the index, the verdicts and the byte-bounded cache.
 #[derive(Debug)]
 pub struct TileStore {
+    id: u64,
     index: TerrainIndex,
     inner: RwLock<Inner>,
     clock: AtomicU64,
@@ -90,6 +108,7 @@ impl TileStore {
     /// tile is always kept, whatever the bound).
     pub fn new(index: TerrainIndex, budget_bytes: usize) -> Self {
         Self {
+            id: STORE_IDS.fetch_add(1, Ordering::Relaxed),
             index,
             inner: RwLock::new(Inner::default()),
             clock: AtomicU64::new(0),
@@ -105,7 +124,7 @@ impl TileStore {
         &self.index
     }
 
-    fn file(&self, layer: Layer, key: TileKey) -> Option<&TileFile> {
+    pub(crate) fn file(&self, layer: Layer, key: TileKey) -> Option<&TileFile> {
         match layer {
             Layer::Heights => self.index.heights.get(&key.packed()),
             Layer::LandCover => self.index.cover.get(&key.packed()),
@@ -114,13 +133,62 @@ impl TileStore {
 
     /// The cached tile, without loading (never blocks on a disk; `None` when absent).
     pub fn cached(&self, layer: Layer, key: TileKey) -> Option<TileData> {
+        self.with_cached(layer, key, TileData::clone)
+    }
+
+    /// Applies `f` to a cached tile under the cache's read lock (no reference count touched).
+    /// A hit marks the tile used now (the clock only advances on inserts, so a hit is at most
+    /// one relaxed store; tiles of equal age are evicted in key order).
+    fn with_cached<R>(
+        &self,
+        layer: Layer,
+        key: TileKey,
+        f: impl FnOnce(&TileData) -> R,
+    ) -> Option<R> {
         let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
         let slot = inner.map.get(&(layer, key.packed()))?;
-        slot.stamp.store(
-            self.clock.fetch_add(1, Ordering::Relaxed),
-            Ordering::Relaxed,
-        );
-        Some(slot.data.clone())
+        let now = self.clock.load(Ordering::Relaxed);
+        if slot.stamp.load(Ordering::Relaxed) != now {
+            slot.stamp.store(now, Ordering::Relaxed);
+        }
+        Some(f(&slot.data))
+    }
+
+    /// Applies `f` to the tile, loading it synchronously on a miss; `None` when absent or bad.
+    pub fn with_tile<R>(
+        &self,
+        layer: Layer,
+        key: TileKey,
+        f: impl FnOnce(&TileData) -> R,
+    ) -> Option<R> {
+        let file = self.file(layer, key)?;
+        if file.state() == STATE_BAD {
+            return None;
+        }
+        let k = (layer, key.packed());
+        let recent = RECENT_TILES.with(|r| {
+            let r = r.borrow();
+            r.1.iter()
+                .find(|(id, kk, _)| *id == self.id && *kk == k)
+                .and_then(|(_, _, d)| d.clone())
+        });
+        let d = match recent {
+            Some(d) => d,
+            None => {
+                let d = match self.cached(layer, key) {
+                    Some(d) => d,
+                    None => self.load(layer, key)?,
+                };
+                RECENT_TILES.with(|r| {
+                    let mut r = r.borrow_mut();
+                    let slot = r.0;
+                    r.1[slot] = (self.id, k, Some(d.clone()));
+                    r.0 = (slot + 1) % RECENT;
+                });
+                d
+            }
+        };
+        Some(f(&d))
     }
 
     /// Whether the tile exists and decodes. Decodes it once to find out (then remembers).
@@ -207,7 +275,7 @@ impl TileStore {
             k,
             Slot {
                 data,
-                stamp: AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)),
+                stamp: AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed) + 1),
             },
         );
         while inner.bytes > self.budget && inner.map.len() > 1 {

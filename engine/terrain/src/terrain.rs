@@ -26,6 +26,7 @@ use fl_content::{Content, PackInfo};
 use fl_flight::env::{Floor, FloorSample};
 use fl_flight::gravity::{EARTH_RADIUS_M, Planet};
 use fl_flight::math::Vec3;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 /// Terrain settings.
@@ -100,7 +101,7 @@ impl Terrain {
 
     /// The terrain of these packs (stack order, highest priority first).
     pub fn from_packs(packs: &[PackInfo], cfg: TerrainConfig) -> Self {
-        let index = TerrainIndex::scan(packs);
+        let index = TerrainIndex::scan(packs, cfg.theater_margin_m);
         let t = Self::from_index(index, cfg);
         tracing::info!(
             packs = t
@@ -199,44 +200,39 @@ impl Terrain {
     /// [`Terrain::height_info`] with the face position already known (`fp` must be `d`'s; it
     /// saves the inverse mapping and keeps a caller's lattice positions exact).
     fn height_info_at(&self, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
-        let base_only = HeightInfo {
-            height_m: 0.0,
+        let base_only = |h: f64| HeightInfo {
+            height_m: h,
             level: None,
             pack_weight: 0.0,
         };
         if self.store.index().heights.is_empty() {
-            return HeightInfo {
-                height_m: self.base.height(d),
-                ..base_only
-            };
-        }
-        let w = self.theater_weight(d);
-        if w <= 0.0 {
-            return HeightInfo {
-                height_m: self.base.height(d),
-                ..base_only
-            };
+            return base_only(self.base.height(d));
         }
         let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
         let top = self.store.index().height_levels[usize::from(fp.face)];
-        match self.pack_height(d, fp, top) {
-            None => HeightInfo {
-                height_m: self.base.height(d),
-                ..base_only
-            },
-            Some((h, level)) => {
-                let height_m = if w >= 1.0 {
-                    h
-                } else {
-                    let b = self.base.height(d);
-                    b + w * (h - b)
-                };
-                HeightInfo {
-                    height_m,
-                    level: Some(level),
-                    pack_weight: w,
-                }
-            }
+        let Some((h, level, interior)) = self.pack_height(d, fp, top) else {
+            return base_only(self.base.height(d));
+        };
+        // A tile deeper inside a theater than the margin needs no theater weight (and no
+        // latitude/longitude): the common case, kept cheap.
+        let w = if interior {
+            1.0
+        } else {
+            self.theater_weight(d)
+        };
+        if w <= 0.0 {
+            return base_only(self.base.height(d));
+        }
+        let height_m = if w >= 1.0 {
+            h
+        } else {
+            let b = self.base.height(d);
+            b + w * (h - b)
+        };
+        HeightInfo {
+            height_m,
+            level: Some(level),
+            pack_weight: w,
         }
     }
 
@@ -260,31 +256,61 @@ impl Terrain {
     }
 
     /// The pack's height from the levels in `levels` (bit mask), finest first, with the
-    /// level-edge blend; `None` when no level has a readable tile here.
-    fn pack_height(&self, d: Vec3, fp: FacePos, levels: u32) -> Option<(f64, u8)> {
+    /// level-edge blend: (height, finest level, whether that tile is a theater interior tile and
+    /// no level blend applied); `None` when no level has a readable tile here.
+    fn pack_height(&self, d: Vec3, fp: FacePos, levels: u32) -> Option<(f64, u8, bool)> {
         let mut bits = levels;
         while bits != 0 {
             let level = 31 - bits.leading_zeros() as u8;
             bits &= !(1 << level);
             let key = TileKey::at(fp.face, level, fp.u, fp.v);
-            let Some(TileData::Heights(h)) = self.store.load(Layer::Heights, key) else {
+            let Some(file) = self.store.file(Layer::Heights, key) else {
                 continue;
             };
             let n = f64::from(key.tiles_per_axis());
             let s = fp.u * n - f64::from(key.i);
             let t = fp.v * n - f64::from(key.j);
-            let here = bilinear(&h, s, t);
+            let sampled = self
+                .store
+                .with_tile(Layer::Heights, key, |tile| match tile {
+                    TileData::Heights(h) => Some(bilinear(h, s, t)),
+                    TileData::LandCover(_) => None,
+                });
+            let Some(Some(here)) = sampled else {
+                continue;
+            };
             let w = self.edge_weight(key, s, t);
             if w >= 1.0 {
-                return Some((here, level));
+                return Some((here, level, file.interior));
             }
             let coarser = match self.pack_height(d, fp, bits) {
-                Some((c, _)) => c,
+                Some((c, _, _)) => c,
                 None => self.base.height(d),
             };
-            return Some((coarser + w * (here - coarser), level));
+            return Some((coarser + w * (here - coarser), level, false));
         }
         None
+    }
+
+    /// Which of a tile's 8 neighbours at its level are readable (bits in [`NEIGHBOURS`] order),
+    /// learnt once per tile (it decodes them the first time: a pure function of the files).
+    fn neighbour_mask(&self, key: TileKey) -> u16 {
+        const KNOWN: u16 = 1 << 15;
+        let Some(file) = self.store.file(Layer::Heights, key) else {
+            return 0;
+        };
+        let m = file.neighbours.load(Ordering::Acquire);
+        if m & KNOWN != 0 {
+            return m;
+        }
+        let mut m = KNOWN;
+        for (bit, (ds, dt)) in NEIGHBOURS.iter().enumerate() {
+            if self.store.usable(Layer::Heights, key.beyond(*ds, *dt)) {
+                m |= 1 << bit;
+            }
+        }
+        file.neighbours.store(m, Ordering::Release);
+        m
     }
 
     /// 1 away from the edges of this level's coverage, falling to 0 at an edge or corner beyond
@@ -294,30 +320,25 @@ impl Terrain {
         if m <= 0.0 || (s >= m && s <= 1.0 - m && t >= m && t <= 1.0 - m) {
             return 1.0;
         }
+        let mask = self.neighbour_mask(key);
+        if mask & 0xff == 0xff {
+            return 1.0;
+        }
+        let missing = |bit: usize| mask & (1 << bit) == 0;
+        let (lo_s, hi_s, lo_t, hi_t) = (s < m, s > 1.0 - m, t < m, t > 1.0 - m);
         let mut w = 1.0f64;
-        let missing = |ds: f64, dt: f64| !self.store.usable(Layer::Heights, key.beyond(ds, dt));
-        let (near_lo_s, near_hi_s) = (s < m, s > 1.0 - m);
-        let (near_lo_t, near_hi_t) = (t < m, t > 1.0 - m);
-        if near_lo_s && missing(-0.5, 0.5) {
-            w = w.min(smoothstep(s / m));
-        }
-        if near_hi_s && missing(1.5, 0.5) {
-            w = w.min(smoothstep((1.0 - s) / m));
-        }
-        if near_lo_t && missing(0.5, -0.5) {
-            w = w.min(smoothstep(t / m));
-        }
-        if near_hi_t && missing(0.5, 1.5) {
-            w = w.min(smoothstep((1.0 - t) / m));
-        }
-        for (ns, nt, ds, dt, a, b) in [
-            (near_lo_s, near_lo_t, -0.5, -0.5, s, t),
-            (near_hi_s, near_lo_t, 1.5, -0.5, 1.0 - s, t),
-            (near_lo_s, near_hi_t, -0.5, 1.5, s, 1.0 - t),
-            (near_hi_s, near_hi_t, 1.5, 1.5, 1.0 - s, 1.0 - t),
+        for (near, bit, dist) in [
+            (lo_s, 0, s),
+            (hi_s, 1, 1.0 - s),
+            (lo_t, 2, t),
+            (hi_t, 3, 1.0 - t),
+            (lo_s && lo_t, 4, s.max(t)),
+            (hi_s && lo_t, 5, (1.0 - s).max(t)),
+            (lo_s && hi_t, 6, s.max(1.0 - t)),
+            (hi_s && hi_t, 7, (1.0 - s).max(1.0 - t)),
         ] {
-            if ns && nt && missing(ds, dt) {
-                w = w.min(smoothstep(a.max(b) / m));
+            if near && missing(bit) {
+                w = w.min(smoothstep(dist / m));
             }
         }
         w
@@ -371,7 +392,7 @@ impl Terrain {
     }
 
     /// Height and world normal under `p` (the floor). The normal comes from the height gradient
-    /// along two tangent directions (central differences over ±1 m); where the surface is flat
+    /// along two tangent directions (differences over 1 m); where the surface is flat
     /// (the sea) it is exactly the planet's up, as a flat floor's.
     pub fn surface(&self, planet: &Planet, p: Vec3) -> (f64, Vec3) {
         let d = cube::world_to_dir(planet.radius_m, p);
@@ -388,15 +409,28 @@ impl Terrain {
         const STEP_M: f64 = 1.0;
         let r = planet.radius_m + h;
         let a = STEP_M / r;
-        let at = |t: Vec3, k: f64| self.height_dir((d + t * (k * a)).normalize_or_zero());
-        let g1 = (at(t1, 1.0) - at(t1, -1.0)) / (2.0 * STEP_M);
-        let g2 = (at(t2, 1.0) - at(t2, -1.0)) / (2.0 * STEP_M);
+        let at = |t: Vec3| self.height_dir((d + t * a).normalize_or_zero());
+        let g1 = (at(t1) - h) / STEP_M;
+        let g2 = (at(t2) - h) / STEP_M;
         if g1 == 0.0 && g2 == 0.0 {
             return (h, up);
         }
         (h, (up - t1 * g1 - t2 * g2).normalize_or_zero())
     }
 }
+
+/// The 8 neighbours of a tile as tile-local positions of their centres: −u, +u, −v, +v, then
+/// the corners (−u−v, +u−v, −u+v, +u+v).
+const NEIGHBOURS: [(f64, f64); 8] = [
+    (-0.5, 0.5),
+    (1.5, 0.5),
+    (0.5, -0.5),
+    (0.5, 1.5),
+    (-0.5, -0.5),
+    (1.5, -0.5),
+    (-0.5, 1.5),
+    (1.5, 1.5),
+];
 
 #[inline]
 fn nearest(x: f64) -> usize {
@@ -431,6 +465,10 @@ impl Floor for Terrain {
             normal,
             velocity: Vec3::ZERO,
         }
+    }
+
+    fn height_m(&self, planet: &Planet, p: Vec3) -> f64 {
+        self.height_at_world(planet.radius_m, p)
     }
 }
 
