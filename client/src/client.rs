@@ -201,12 +201,18 @@ impl Client {
     /// A client over a session, resolving flight models through `content` (the client's loaded
     /// stack; `None` = builtin only).
     pub fn new(session: ClientSession, cfg: ClientConfig, content: Option<Arc<Content>>) -> Self {
+        let mut prediction =
+            ClientPrediction::new(cfg.prediction.clone(), fl_flight::gravity::EARTH_RADIUS_M);
+        if let Some(c) = &content {
+            // The ground the server's world stands on, from the same packs.
+            prediction.set_terrain(fl_terrain::Terrain::from_content(
+                c,
+                fl_terrain::TerrainConfig::default(),
+            ));
+        }
         Self {
             clock: InputClock::new(cfg.max_catchup_ticks),
-            prediction: ClientPrediction::new(
-                cfg.prediction.clone(),
-                fl_flight::gravity::EARTH_RADIUS_M,
-            ),
+            prediction,
             bridge: RenderBridge::new(cfg.interpolation.clone()),
             models: ModelResolver::new(content),
             session,

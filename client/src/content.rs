@@ -117,3 +117,11 @@ pub fn manifest(content: &Content) -> Vec<(String, String)> {
         .map(|p| (p.id, p.version))
         .collect()
 }
+
+/// Each mounted pack's terrain digest for `PackManifestEntry.contentHash` (reads every terrain
+/// file once: ≈ 40 MB for the fixture pack).
+pub fn pack_hashes(content: &Content) -> Vec<(String, [u8; 32])> {
+    fl_terrain::Terrain::from_content(content, fl_terrain::TerrainConfig::default())
+        .digests()
+        .to_vec()
+}

@@ -212,6 +212,7 @@ fn main_inner(args: Args) -> Result<bool> {
             opts.local.server.player_entity_type = id.clone();
         }
         opts.session.packs = content::manifest(&content);
+        opts.session.pack_hashes = content::pack_hashes(&content);
         opts.local.content = Some(content.clone());
         opts.content = Some(content);
     }

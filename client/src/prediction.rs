@@ -22,7 +22,7 @@ use crate::geom::{angle, lerp, slerp};
 use crate::session::{OwnEntity, OwnSnapshot};
 use crate::stats::Samples;
 use crate::weather::WeatherTimeline;
-use fl_flight::env::{FlatFloor, WindField};
+use fl_flight::env::WindField;
 use fl_flight::gravity::Planet;
 use fl_flight::math::{Quat, Vec3};
 use fl_flight::{AircraftModel, AircraftState, Controls, StepEnv};
@@ -43,8 +43,6 @@ pub struct PredictionConfig {
     pub visual_half_life: Duration,
     /// A correction that moves the predicted aircraft further than this is a teleport: snap.
     pub snap_distance_m: f64,
-    /// Flat ground height the server uses (`[world] ground_height_m`; not on the wire).
-    pub ground_height_m: f64,
     /// After a (re)spawn the server's input buffer settles (priming, depth adaptation) and may
     /// move the input timeline; corrections this early are part of the spawn and snap.
     pub spawn_settle: Duration,
@@ -80,7 +78,6 @@ impl Default for PredictionConfig {
             history_ticks: 256,
             visual_half_life: Duration::from_millis(100),
             snap_distance_m: 25.0,
-            ground_height_m: 0.0,
             spawn_settle: Duration::from_secs(1),
             max_correction_speed_mps: 60.0,
             outage_blend_distance_m: 2000.0,
@@ -199,7 +196,9 @@ pub struct OwnPose {
 pub struct ClientPrediction {
     cfg: PredictionConfig,
     planet: Planet,
-    floor: FlatFloor,
+    /// The ground, from the client's content stack (the same files as the server's: a join
+    /// with other terrain is refused), so ground contact predicts to the bit.
+    floor: fl_terrain::Terrain,
     model: Option<Arc<AircraftModel>>,
     entity: Option<OwnEntity>,
     history: VecDeque<Entry>,
@@ -370,9 +369,7 @@ impl ClientPrediction {
         let mut cfg = cfg;
         cfg.history_ticks = cfg.history_ticks.max(MIN_HISTORY);
         Self {
-            floor: FlatFloor {
-                height_m: cfg.ground_height_m,
-            },
+            floor: fl_terrain::Terrain::default(),
             planet: planet_for(planet_radius_m),
             cfg,
             model: None,
@@ -399,6 +396,16 @@ impl ClientPrediction {
 
     pub fn config(&self) -> &PredictionConfig {
         &self.cfg
+    }
+
+    /// Uses `terrain` as the ground (built from the client's content stack).
+    pub fn set_terrain(&mut self, terrain: fl_terrain::Terrain) {
+        self.floor = terrain;
+    }
+
+    /// The ground prediction steps on.
+    pub fn terrain(&self) -> &fl_terrain::Terrain {
+        &self.floor
     }
 
     /// Uses the planet the server announced (the same radius rule as the server's world).

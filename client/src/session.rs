@@ -63,6 +63,9 @@ pub struct SessionConfig {
     pub identity: Option<String>,
     /// Mounted content packs (id, version).
     pub packs: Vec<(String, String)>,
+    /// Each pack's terrain digest (`PackManifestEntry.contentHash`; a pack not listed sends
+    /// zeros, "not computed").
+    pub pack_hashes: Vec<(String, [u8; 32])>,
     /// The join timeout: from the start until `MsgConnectAck` (connection, hello and
     /// admission together). `connect_quic` gives the QUIC client the same value as its
     /// connect timeout, so a silent address ends with the same message whichever side
@@ -95,6 +98,7 @@ impl Default for SessionConfig {
             password: None,
             identity: None,
             packs: Vec::new(),
+            pack_hashes: Vec::new(),
             handshake_timeout: fl_net::quic::DEFAULT_CONNECT_TIMEOUT,
             heartbeat_interval: Duration::from_secs(1),
             client_build: crate::BUILD_VERSION.to_owned(),
@@ -803,7 +807,12 @@ impl ClientSession {
                 .map(|(id, version)| PackManifestEntry {
                     id: FixedStr::new(id),
                     version: FixedStr::new(version),
-                    content_hash: [0; 32],
+                    content_hash: self
+                        .cfg
+                        .pack_hashes
+                        .iter()
+                        .find(|(h, _)| h == id)
+                        .map_or([0; 32], |(_, d)| *d),
                 })
                 .collect(),
         };

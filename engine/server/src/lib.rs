@@ -13,6 +13,7 @@ pub mod server;
 pub mod snapshot;
 pub mod spatial;
 pub mod stats;
+pub mod terrain_match;
 pub mod types;
 pub mod weather;
 pub mod world;

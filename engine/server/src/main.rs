@@ -298,6 +298,10 @@ fn run(args: Args) -> Result<()> {
 
     let type_count = types.len();
     let mut server = Server::new(file.server_config(), Box::new(quic), types);
+    server.set_terrain(fl_terrain::Terrain::from_content(
+        &content,
+        fl_terrain::TerrainConfig::default(),
+    ));
     spawn_ai(&mut server, &file);
     let entities = server.world().len();
 

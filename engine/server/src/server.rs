@@ -372,6 +372,14 @@ impl Server {
         &mut self.world
     }
 
+    /// The ground of the world, built from the server's content stack (clients must fly the
+    /// same: a join with another terrain is refused, see `server::join`). Starts reading the
+    /// packs' terrain digests on a thread so the first join does not wait for them.
+    pub fn set_terrain(&mut self, terrain: fl_terrain::Terrain) {
+        terrain.prepare_digests();
+        self.world.set_terrain(terrain);
+    }
+
     pub fn types(&self) -> &TypeRegistry {
         &self.types
     }

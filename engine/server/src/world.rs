@@ -9,11 +9,12 @@
 use crate::pool::{EntityId, Pool, PoolFull};
 use crate::snapshot::SnapshotEntity;
 use fl_ai::{Controller, EntityView, FlightLimits, GridWorld};
-use fl_flight::env::{FlatFloor, WindField};
+use fl_flight::env::WindField;
 use fl_flight::gravity::Planet;
 use fl_flight::math::{Quat, Vec3};
 use fl_flight::{AircraftModel, AircraftState, Controls, StepEnv, StepEvents};
 use fl_protocol::snapshot::EntityState;
+use fl_terrain::Terrain;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -95,8 +96,6 @@ impl Entity {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorldConfig {
     pub planet_radius_m: f64,
-    /// Flat ground height until terrain lands.
-    pub ground_height_m: f64,
     /// Most live entities (`entity_soft_cap`).
     pub entity_cap: usize,
     /// Worker threads for the parallel passes (1 = serial).
@@ -109,7 +108,6 @@ impl Default for WorldConfig {
     fn default() -> Self {
         Self {
             planet_radius_m: 6_371_000.0,
-            ground_height_m: 0.0,
             entity_cap: 5000,
             sim_workers: 1,
             wreck_ticks: 180,
@@ -132,7 +130,8 @@ pub struct World {
     cfg: WorldConfig,
     pool: Pool<Entity>,
     planet: Planet,
-    floor: FlatFloor,
+    /// The ground every aircraft touches (the base planet until [`World::set_terrain`]).
+    floor: Terrain,
     tick: u64,
     workers: Option<rayon::ThreadPool>,
     removed: Vec<EntityId>,
@@ -190,9 +189,7 @@ impl World {
             ..Planet::earth()
         };
         Self {
-            floor: FlatFloor {
-                height_m: cfg.ground_height_m,
-            },
+            floor: Terrain::default(),
             pool: Pool::with_capacity(cfg.entity_cap),
             planet,
             tick: 0,
@@ -211,8 +208,14 @@ impl World {
         self.workers.as_ref()
     }
 
-    pub fn floor(&self) -> &FlatFloor {
+    /// The terrain the aircraft stand on (ground contact, AGL).
+    pub fn floor(&self) -> &Terrain {
         &self.floor
+    }
+
+    /// Uses `terrain` (built from the server's content stack) as the ground from the next step.
+    pub fn set_terrain(&mut self, terrain: Terrain) {
+        self.floor = terrain;
     }
 
     /// The current tick (the next step advances it).

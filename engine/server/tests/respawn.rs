@@ -54,7 +54,7 @@ fn own(c: &TestClient) -> EntityId {
 /// Puts the aircraft at rest on its wheels on the ground, gear down, engine idle, brakes on.
 fn park(h: &mut Harness, c: &mut TestClient, id: EntityId) {
     let planet = *h.server.world().planet();
-    let floor = *h.server.world().floor();
+    let floor = h.server.world().floor().clone();
     let e = h.server.world_mut().get_mut(id).expect("aircraft");
     let Body::Aircraft { model, state, .. } = &mut e.body else {
         panic!("not an aircraft");

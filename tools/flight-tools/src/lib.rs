@@ -269,3 +269,41 @@ pub fn validate_pack(
     ));
     r
 }
+
+/// One `terrain-query` answer: `{"lat", "lon", "height_m", "level", "land_cover"}`, `level`
+/// being the finest pack level sampled or `null` where the procedural base alone gives the
+/// height (outside every theater).
+pub fn terrain_point(t: &fl_terrain::Terrain, lat: f64, lon: f64) -> serde_json::Value {
+    let info = t.info_at(lat, lon);
+    serde_json::json!({
+        "lat": lat,
+        "lon": lon,
+        "height_m": info.height_m,
+        "level": info.level,
+        "land_cover": t.land_cover_at(lat, lon),
+    })
+}
+
+/// Reads `terrain-query`'s positional numbers as (lat, lon) pairs: an even count of finite
+/// numbers, latitudes in [−90, 90], longitudes in [−180, 180].
+pub fn terrain_points(numbers: &[f64]) -> anyhow::Result<Vec<(f64, f64)>> {
+    if numbers.is_empty() || !numbers.len().is_multiple_of(2) {
+        anyhow::bail!(
+            "expected LAT LON pairs, got {} number(s); e.g. terrain-query --pack DIR 36.25 -115.03",
+            numbers.len()
+        );
+    }
+    numbers
+        .chunks_exact(2)
+        .map(|p| {
+            let (lat, lon) = (p[0], p[1]);
+            if !lat.is_finite() || !(-90.0..=90.0).contains(&lat) {
+                anyhow::bail!("latitude {lat} is not in [-90, 90] degrees");
+            }
+            if !lon.is_finite() || !(-180.0..=180.0).contains(&lon) {
+                anyhow::bail!("longitude {lon} is not in [-180, 180] degrees");
+            }
+            Ok((lat, lon))
+        })
+        .collect()
+}

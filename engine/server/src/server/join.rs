@@ -118,6 +118,11 @@ impl Server {
             Ok(j) => j,
             Err(refusal) => return self.refuse(peer, refusal),
         };
+        // The client predicts over its own copy of the ground: it must be the server's.
+        let packs = crate::terrain_match::server_packs(self.world.floor());
+        if let Some(refusal) = crate::terrain_match::check(&packs, &req.packs) {
+            return self.refuse(peer, refusal);
+        }
         if let Err(refusal) = self.admit(peer, join) {
             return self.refuse(peer, refusal);
         }
