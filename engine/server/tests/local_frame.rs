@@ -176,3 +176,29 @@ fn the_weather_wind_blows_as_the_spec_says_relative_to_local_north_in_nevada() {
         );
     }
 }
+
+#[test]
+fn the_spawn_flag_sets_the_anchor_altitude_and_heading() {
+    let (mut file, _) = parse(Path::new("s.toml"), "").expect("empty");
+    file.spawn
+        .apply_arg("36.24917,-114.99611,3000,270")
+        .expect("valid");
+    assert_eq!(file.spawn.lat_deg, Some(36.24917));
+    assert_eq!(file.spawn.lon_deg, Some(-114.99611));
+    assert_eq!(file.spawn.altitude_m, 3000.0);
+    assert_eq!(file.spawn.heading_deg, 270.0);
+    file.spawn.check(Path::new("s.toml")).expect("in range");
+    let points = file.server_config().spawn_points;
+    assert!(
+        points
+            .iter()
+            .all(|p| p.anchor == Some(GeoAnchor::NEVADA_HOME))
+    );
+    for bad in ["36", "36,-115,1,2,3", "36,abc", "nan,0"] {
+        let e = file.spawn.apply_arg(bad).expect_err(bad);
+        assert!(e.contains("--spawn"), "{bad}: {e}");
+    }
+    file.spawn.apply_arg("95,0").expect("parses");
+    let e = file.spawn.check(Path::new("s.toml")).expect_err("95° N");
+    assert!(e.to_string().contains("spawn.lat_deg"), "{e}");
+}
