@@ -51,17 +51,56 @@ fn bench(c: &mut Criterion) {
             black_box(t.height_at(pts[i].0, pts[i].1))
         })
     });
+    cpu_time_per_call("height_at NTTR warm", || {
+        i = (i + 1) & 4095;
+        black_box(t.height_at(pts[i].0, pts[i].1));
+    });
     let planet = fl_flight::gravity::Planet::earth();
     let world: Vec<_> = pts
         .iter()
         .map(|p| fl_terrain::cube::latlon_to_world(planet.radius_m, p.0, p.1, 1500.0))
         .collect();
+    c.bench_function("height_at_world NTTR warm (the simulation's path)", |b| {
+        b.iter(|| {
+            i = (i + 1) & 4095;
+            black_box(t.height_at_world(planet.radius_m, world[i]))
+        })
+    });
     c.bench_function("floor sample NTTR warm (height + normal)", |b| {
         b.iter(|| {
             i = (i + 1) & 4095;
             black_box(fl_flight::env::Floor::sample(&t, &planet, world[i]))
         })
     });
+}
+
+/// This thread's CPU time (user + system), seconds, from /proc (Linux); `None` elsewhere.
+fn thread_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name's closing parenthesis: utime and stime are the 12th and
+    // 13th, in clock ticks (100 per second on Linux).
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Nanoseconds of this thread's CPU per call over ~3 s of calls: on a machine shared with other
+/// work, wall-clock numbers include the time other processes held the core; this does not.
+fn cpu_time_per_call(name: &str, mut f: impl FnMut()) {
+    let Some(start) = thread_cpu_s() else {
+        return;
+    };
+    let n = 20_000_000u64;
+    for _ in 0..n {
+        f();
+    }
+    if let Some(end) = thread_cpu_s() {
+        println!(
+            "{name}: {:.1} ns of thread CPU time per call ({n} calls)",
+            (end - start) * 1e9 / n as f64
+        );
+    }
 }
 
 criterion_group!(benches, bench);

@@ -77,17 +77,27 @@ pub struct CacheStats {
 /// another store's files.
 static STORE_IDS: AtomicU64 = AtomicU64::new(1);
 
-/// Tiles a thread used last, per thread: (store id, layer and key, samples).
-const RECENT: usize = 4;
+/// Tiles a thread keeps, per thread (direct-mapped by key): (store id, layer and key, samples).
+const RECENT: usize = 16;
+
+#[inline]
+fn recent_slot(k: (Layer, u64)) -> usize {
+    let h = (k.1 ^ (k.1 >> 28) ^ (k.1 >> 7) ^ k.0 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> 60) as usize % RECENT
+}
 
 type RecentTiles = [(u64, (Layer, u64), Option<TileData>); RECENT];
 
+/// An empty recent-tile slot (store ids start at 1, so it matches no store).
+const NO_TILE: (u64, (Layer, u64), Option<TileData>) = (0, (Layer::Heights, 0), None);
+
 thread_local! {
-    /// A thread's last few tiles: the simulation and the renderer ask for nearby points over
-    /// and over, and this answers them without the cache's lock. It holds at most four tiles
-    /// per thread beyond the cache's bound; what it holds equals what the cache would decode.
-    static RECENT_TILES: std::cell::RefCell<(usize, RecentTiles)> =
-        std::cell::RefCell::new((0, std::array::from_fn(|_| (0, (Layer::Heights, 0), None))));
+    /// A thread's recent tiles: the simulation and the renderer ask for nearby points over
+    /// and over, and this answers them without the cache's lock. It holds at most 16 tiles
+    /// (≈ 0.5 MB) per thread beyond the cache's bound; what it holds equals what the cache
+    /// would decode, so it changes no value.
+    static RECENT_TILES: std::cell::RefCell<RecentTiles> =
+        const { std::cell::RefCell::new([NO_TILE; RECENT]) };
 }
 
 /// The tile store: the index, the verdicts and the byte-bounded cache.
@@ -162,33 +172,42 @@ impl TileStore {
         f: impl FnOnce(&TileData) -> R,
     ) -> Option<R> {
         let file = self.file(layer, key)?;
+        self.with_file_tile(layer, key, file, f)
+    }
+
+    /// [`TileStore::with_tile`] for a file already looked up (saves the index lookup).
+    pub(crate) fn with_file_tile<R>(
+        &self,
+        layer: Layer,
+        key: TileKey,
+        file: &TileFile,
+        f: impl FnOnce(&TileData) -> R,
+    ) -> Option<R> {
+        let k = (layer, key.packed());
+        // The thread's recent tiles first, applied in place (no reference count touched).
+        let mut f = Some(f);
+        let slot = recent_slot(k);
+        let hit = RECENT_TILES.with(|r| {
+            let r = r.borrow();
+            let (id, kk, d) = &r[slot];
+            if *id == self.id && *kk == k {
+                d.as_ref().and_then(|d| f.take().map(|f| f(d)))
+            } else {
+                None
+            }
+        });
+        if hit.is_some() {
+            return hit;
+        }
         if file.state() == STATE_BAD {
             return None;
         }
-        let k = (layer, key.packed());
-        let recent = RECENT_TILES.with(|r| {
-            let r = r.borrow();
-            r.1.iter()
-                .find(|(id, kk, _)| *id == self.id && *kk == k)
-                .and_then(|(_, _, d)| d.clone())
-        });
-        let d = match recent {
+        let d = match self.cached(layer, key) {
             Some(d) => d,
-            None => {
-                let d = match self.cached(layer, key) {
-                    Some(d) => d,
-                    None => self.load(layer, key)?,
-                };
-                RECENT_TILES.with(|r| {
-                    let mut r = r.borrow_mut();
-                    let slot = r.0;
-                    r.1[slot] = (self.id, k, Some(d.clone()));
-                    r.0 = (slot + 1) % RECENT;
-                });
-                d
-            }
+            None => self.load(layer, key)?,
         };
-        Some(f(&d))
+        RECENT_TILES.with(|r| r.borrow_mut()[slot] = (self.id, k, Some(d.clone())));
+        f.take().map(|f| f(&d))
     }
 
     /// Whether the tile exists and decodes. Decodes it once to find out (then remembers).

@@ -19,7 +19,7 @@
 
 use crate::base::Base;
 use crate::cube::{self, FacePos, TileKey};
-use crate::pack::TerrainIndex;
+use crate::pack::{TerrainIndex, TileFile};
 use crate::store::{Layer, TileData, TileStore};
 use crate::tile::{TILE_CELLS, TILE_SIZE};
 use fl_content::{Content, PackInfo};
@@ -272,14 +272,14 @@ impl Terrain {
             let t = fp.v * n - f64::from(key.j);
             let sampled = self
                 .store
-                .with_tile(Layer::Heights, key, |tile| match tile {
+                .with_file_tile(Layer::Heights, key, file, |tile| match tile {
                     TileData::Heights(h) => Some(bilinear(h, s, t)),
                     TileData::LandCover(_) => None,
                 });
             let Some(Some(here)) = sampled else {
                 continue;
             };
-            let w = self.edge_weight(key, s, t);
+            let w = self.edge_weight(key, file, s, t);
             if w >= 1.0 {
                 return Some((here, level, file.interior));
             }
@@ -294,11 +294,8 @@ impl Terrain {
 
     /// Which of a tile's 8 neighbours at its level are readable (bits in [`NEIGHBOURS`] order),
     /// learnt once per tile (it decodes them the first time: a pure function of the files).
-    fn neighbour_mask(&self, key: TileKey) -> u16 {
+    fn neighbour_mask(&self, key: TileKey, file: &TileFile) -> u16 {
         const KNOWN: u16 = 1 << 15;
-        let Some(file) = self.store.file(Layer::Heights, key) else {
-            return 0;
-        };
         let m = file.neighbours.load(Ordering::Acquire);
         if m & KNOWN != 0 {
             return m;
@@ -315,12 +312,12 @@ impl Terrain {
 
     /// 1 away from the edges of this level's coverage, falling to 0 at an edge or corner beyond
     /// which the level has no readable tile.
-    fn edge_weight(&self, key: TileKey, s: f64, t: f64) -> f64 {
+    fn edge_weight(&self, key: TileKey, file: &TileFile, s: f64, t: f64) -> f64 {
         let m = self.cfg.level_margin_cells / TILE_CELLS as f64;
         if m <= 0.0 || (s >= m && s <= 1.0 - m && t >= m && t <= 1.0 - m) {
             return 1.0;
         }
-        let mask = self.neighbour_mask(key);
+        let mask = self.neighbour_mask(key, file);
         if mask & 0xff == 0xff {
             return 1.0;
         }
