@@ -222,7 +222,7 @@ impl EntityView {
         env: &StepEnv<'_>,
     ) -> Self {
         let ad = air_data(state, env);
-        let floor = env.floor.sample(env.planet, state.position).height_m;
+        let floor = env.floor.height_m(env.planet, state.position);
         let agl = if floor.is_finite() {
             ad.altitude_m - floor
         } else {
