@@ -230,3 +230,51 @@ fn a_higher_priority_pack_overrides_a_tile() {
     let (u, v) = k.beyond(1.5, 0.5).face_uv(0.5, 0.5);
     assert_eq!(both.height_at_face_uv(k.face, u, v), 2000.0);
 }
+
+#[test]
+fn a_broken_theater_file_and_a_tile_escaping_the_pack_are_warnings_not_failures() {
+    let dir = tempfile::tempdir().expect("tmp");
+    build(dir.path(), &[], None);
+    std::fs::write(
+        dir.path().join("theaters/broken.toml"),
+        "[theater\nbounds = 3",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("theaters/nan.toml"),
+        "[theater]\nbounds = { min_lat = nan, min_lon = 0, max_lat = 1, max_lon = 1 }",
+    )
+    .expect("write");
+    // A level-4 tile that is a symlink to a file outside the pack.
+    let outside = tempfile::tempdir().expect("tmp");
+    let secret = outside.path().join("secret.png");
+    std::fs::write(&secret, height_png(|_, _| 9999)).expect("write");
+    let c = centre();
+    let k = TileKey::new(c.face, 4, c.i * 2 + 1, c.j * 2 + 1).expect("child");
+    let link = dir
+        .path()
+        .join(format!("terrain/world/f{}/l4/{}.png", k.face, name(k)));
+    std::fs::remove_file(&link).expect("rm");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&secret, &link).expect("symlink");
+    #[cfg(not(unix))]
+    std::fs::write(&link, b"not a png").expect("write");
+    let t = terrain(dir.path());
+    let w = &t.index().warnings;
+    assert!(
+        w.iter()
+            .any(|x| x.contains("theaters/broken.toml: theater ignored")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|x| x.contains("theaters/nan.toml: theater ignored")),
+        "{w:?}"
+    );
+    // The escaping tile is refused when read: the coarser level (1000 m) stands in, never 9999.
+    let (u, v) = k.face_uv(0.5, 0.5);
+    assert_eq!(t.height_at_face_uv(k.face, u, v), 1000.0);
+    let bad = t.store().bad_tiles();
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(bad[0].contains(&format!("{}.png", name(k))), "{}", bad[0]);
+}
