@@ -45,6 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         camera,
         sky: SkyParams::at(UtcTime::new(2026, 6, 21, 22, 0, 0.0)),
         lights: vec![],
+        terrain: Vec::new(),
         instances: vec![inst],
     };
     let target = OffscreenTarget::new(&gpu.device, w, h)?;

@@ -2,13 +2,14 @@
 //! model instances. Positions are f64 world metres (right-handed, Y up); nothing here refers to
 //! an entity, a packet or a flight model.
 //!
-//! Later additions keep this shape: terrain chunks (a vertex grid relative to a chunk origin in
-//! f64, with a land-cover colour per vertex, uploaded once and referred to by handle), particles
+//! Terrain chunks (a vertex grid relative to a chunk origin in f64, with a land-cover class per
+//! vertex) are uploaded once and referred to by key. Later additions keep this shape: particles
 //! and egui paint jobs become further fields of [`Frame`].
 
 use glam::{DQuat, DVec3, Quat, Vec3};
 
 use crate::renderer::ModelHandle;
+use crate::terrain::TerrainKey;
 
 /// The viewpoint. The camera looks along its local −Z with +Y up and +X right — the same
 /// axes as an aircraft's engine body frame, so a camera given an aircraft's orientation looks
@@ -279,6 +280,9 @@ pub struct Frame {
     pub lights: Vec<DirectionalLight>,
     /// Models to draw.
     pub instances: Vec<Instance>,
+    /// Terrain chunks to draw, by key (uploaded before with
+    /// [`crate::Renderer::upload_terrain`]; keys not uploaded are skipped).
+    pub terrain: Vec<TerrainKey>,
 }
 
 /// The most extra directional lights a frame may carry.

@@ -17,6 +17,7 @@ mod shaders;
 pub mod sun;
 pub mod surface;
 pub mod target;
+pub mod terrain;
 mod upload;
 
 pub use error::RenderError;
@@ -26,3 +27,4 @@ pub use frame::{
 pub use gpu::{Gpu, GpuInfo};
 pub use renderer::{FrameStats, ModelHandle, Renderer};
 pub use target::OffscreenTarget;
+pub use terrain::{ChunkError, TerrainChunk, TerrainKey};

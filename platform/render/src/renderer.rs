@@ -20,6 +20,10 @@ use crate::model::{AlphaMode, ModelData, ModelFamily, choose_lod, silhouette};
 use crate::shaders::{self, Wgsl};
 use crate::surface::{SurfaceFrame, WindowSurface};
 use crate::target::{DEPTH_FORMAT, HDR_FORMAT, OFFSCREEN_FORMAT, OffscreenTarget, SceneBuffers};
+use crate::terrain::{
+    ChunkError, TERRAIN_OFFSET_ATTRS, TERRAIN_VERTEX_ATTRS, TerrainChunk, TerrainKey, TerrainStore,
+    TerrainVertex,
+};
 use crate::upload::{solid_texture, upload_image};
 
 /// Most model parts (instances × drawn nodes) drawn in one frame: 4 MiB of instance data.
@@ -108,6 +112,10 @@ pub struct Renderer {
     sky_pipeline: wgpu::RenderPipeline,
     pbr_pipeline: wgpu::RenderPipeline,
     pbr_pipeline_two_sided: wgpu::RenderPipeline,
+    terrain_pipeline: wgpu::RenderPipeline,
+    terrain: TerrainStore,
+    terrain_offsets: wgpu::Buffer,
+    terrain_offsets_capacity: u64,
     tonemap_module: wgpu::ShaderModule,
     tonemap_layout: wgpu::PipelineLayout,
     tonemap_pipelines: Vec<(wgpu::TextureFormat, wgpu::RenderPipeline)>,
@@ -345,6 +353,62 @@ impl Renderer {
                 },
             )
         };
+        let terrain_module = shaders::compile(device, shaders::TERRAIN)?;
+        let terrain_pipeline = shaders::pipeline(
+            device,
+            shaders::TERRAIN,
+            "fs_main",
+            &wgpu::RenderPipelineDescriptor {
+                label: Some("terrain"),
+                layout: Some(&sky_layout),
+                vertex: wgpu::VertexState {
+                    module: &terrain_module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: Default::default(),
+                    buffers: &[
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: size_of::<TerrainVertex>() as u64,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &TERRAIN_VERTEX_ATTRS,
+                        }),
+                        Some(wgpu::VertexBufferLayout {
+                            array_stride: 16,
+                            step_mode: wgpu::VertexStepMode::Instance,
+                            attributes: &TERRAIN_OFFSET_ATTRS,
+                        }),
+                    ],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    cull_mode: Some(wgpu::Face::Back),
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Greater),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &terrain_module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(format_target(HDR_FORMAT))],
+                }),
+                multiview_mask: None,
+                cache: None,
+            },
+        )?;
+        let terrain_offsets_capacity = 256;
+        let terrain_offsets = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain offsets"),
+            size: terrain_offsets_capacity * 16,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         let pbr_pipeline = pbr_pipeline_for(Some(wgpu::Face::Back))?;
         let pbr_pipeline_two_sided = pbr_pipeline_for(None)?;
         let instance_capacity = 1024;
@@ -369,6 +433,10 @@ impl Renderer {
             sky_pipeline,
             pbr_pipeline,
             pbr_pipeline_two_sided,
+            terrain_pipeline,
+            terrain: TerrainStore::default(),
+            terrain_offsets,
+            terrain_offsets_capacity,
             tonemap_module,
             tonemap_layout,
             tonemap_pipelines: Vec::new(),
@@ -390,6 +458,30 @@ impl Renderer {
     /// What the last frame drew.
     pub fn last_frame_stats(&self) -> FrameStats {
         self.stats
+    }
+
+    /// Uploads a terrain chunk under its key (a key uploaded before is replaced). A chunk that
+    /// is inconsistent (lengths differ, an index past the vertices, non-finite values, over
+    /// [`crate::terrain::MAX_CHUNK_VERTICES`]) is refused and nothing changes. Chunks are
+    /// dropped when not drawn for [`crate::terrain::EVICT_AFTER_FRAMES`] frames, and the least
+    /// recently drawn past [`crate::terrain::MAX_RESIDENT_CHUNKS`].
+    pub fn upload_terrain(&mut self, gpu: &Gpu, chunk: &TerrainChunk) -> Result<(), ChunkError> {
+        self.terrain.upload(gpu, chunk)
+    }
+
+    /// Whether a chunk of this key is on the GPU (upload it if not).
+    pub fn has_terrain(&self, key: TerrainKey) -> bool {
+        self.terrain.chunks.contains_key(&key)
+    }
+
+    /// Drops a chunk now.
+    pub fn remove_terrain(&mut self, key: TerrainKey) {
+        self.terrain.chunks.remove(&key);
+    }
+
+    /// Chunks on the GPU.
+    pub fn terrain_chunk_count(&self) -> usize {
+        self.terrain.chunks.len()
     }
 
     /// The builtin silhouette of a category (for a type without a model).
@@ -770,6 +862,46 @@ impl Renderer {
                 .write_buffer(&self.instance_buffer, 0, bytemuck::cast_slice(&all));
         }
 
+        // Terrain: each chunk's origin relative to the camera (f64, then f32), culled like the
+        // instances against the side planes and what lies behind.
+        let planes = frustum_side_planes(&matrices.view_proj);
+        let forward = camera.forward();
+        let frame_no = self.terrain.frame;
+        let mut terrain_draws: Vec<(TerrainKey, [f32; 4])> = Vec::new();
+        let mut terrain_culled = 0usize;
+        for key in &frame.terrain {
+            let Some(chunk) = self.terrain.chunks.get_mut(key) else {
+                continue;
+            };
+            chunk.last_used = frame_no;
+            let rel = chunk.origin - camera.position;
+            let r = chunk.radius;
+            let relf = rel.as_vec3();
+            if rel.dot(forward) < -r
+                || planes
+                    .iter()
+                    .any(|p| f64::from(p.truncate().dot(relf) + p.w) < -r)
+            {
+                terrain_culled += 1;
+                continue;
+            }
+            terrain_draws.push((*key, [relf.x, relf.y, relf.z, 0.0]));
+        }
+        if terrain_draws.len() as u64 > self.terrain_offsets_capacity {
+            self.terrain_offsets_capacity = (terrain_draws.len() as u64).next_power_of_two();
+            self.terrain_offsets = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("terrain offsets"),
+                size: self.terrain_offsets_capacity * 16,
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+        }
+        if !terrain_draws.is_empty() {
+            let offsets: Vec<[f32; 4]> = terrain_draws.iter().map(|(_, o)| *o).collect();
+            gpu.queue
+                .write_buffer(&self.terrain_offsets, 0, bytemuck::cast_slice(&offsets));
+        }
+
         let uniform_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("frame uniforms"),
             layout: &self.uniform_bgl,
@@ -845,6 +977,19 @@ impl Renderer {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &frame_bind, &[]);
+            if !terrain_draws.is_empty() {
+                pass.set_pipeline(&self.terrain_pipeline);
+                pass.set_vertex_buffer(1, self.terrain_offsets.slice(..));
+                for (i, (key, _)) in terrain_draws.iter().enumerate() {
+                    let Some(chunk) = self.terrain.chunks.get(key) else {
+                        continue;
+                    };
+                    pass.set_vertex_buffer(0, chunk.vertices.slice(..));
+                    pass.set_index_buffer(chunk.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    let i = i as u32;
+                    pass.draw_indexed(0..chunk.index_count, 0, i..i + 1);
+                }
+            }
             pass.set_vertex_buffer(1, self.instance_buffer.slice(..));
             let mut first = 0u32;
             for b in &batches {
@@ -887,6 +1032,9 @@ impl Renderer {
         self.stats.instances = frame.instances.len();
         self.stats.parts = total as usize;
         self.stats.batches = batches.len();
+        self.stats.terrain_chunks = terrain_draws.len();
+        self.stats.terrain_culled = terrain_culled;
+        self.terrain.end_frame();
         Ok(())
     }
 
@@ -1011,6 +1159,10 @@ pub struct FrameStats {
     pub parts: usize,
     /// Instanced batches (one per model part in view).
     pub batches: usize,
+    /// Terrain chunks drawn.
+    pub terrain_chunks: usize,
+    /// Terrain chunks culled (behind the camera or outside the view).
+    pub terrain_culled: usize,
 }
 
 /// The left, right, bottom and top planes of a view-projection (camera-relative), normalised so

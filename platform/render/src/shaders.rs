@@ -20,6 +20,10 @@ pub(crate) const PBR: Wgsl = Wgsl {
     file: "shaders/pbr.wgsl",
     text: include_str!("../../../shaders/pbr.wgsl"),
 };
+pub(crate) const TERRAIN: Wgsl = Wgsl {
+    file: "shaders/terrain.wgsl",
+    text: include_str!("../../../shaders/terrain.wgsl"),
+};
 pub(crate) const TONEMAP: Wgsl = Wgsl {
     file: "shaders/tonemap.wgsl",
     text: include_str!("../../../shaders/tonemap.wgsl"),

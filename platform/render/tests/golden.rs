@@ -105,6 +105,7 @@ fn f16a_lit_from_three_axes() {
         camera,
         sky: SkyParams::studio(),
         lights: lights.clone(),
+        terrain: Vec::new(),
         instances: vec![inst.clone()],
     };
 
@@ -200,6 +201,7 @@ fn sky_frame(time: UtcTime, heading: f64, pitch: f64, fov: f64) -> Frame {
         camera,
         sky: SkyParams::at(time),
         lights: Vec::new(),
+        terrain: Vec::new(),
         instances: Vec::new(),
     }
 }
@@ -287,6 +289,7 @@ fn aircraft_over_nevada_does_not_jitter() {
         camera,
         sky: SkyParams::at(time),
         lights: Vec::new(),
+        terrain: Vec::new(),
         instances: vec![inst.clone()],
     };
     let a = common::render(&gpu, &mut renderer, &frame(camera), SIZE, SIZE);
@@ -317,6 +320,7 @@ fn aircraft_over_nevada_does_not_jitter() {
             &gpu,
             &mut renderer,
             &Frame {
+                terrain: Vec::new(),
                 instances: vec![inst_k],
                 ..frame(cam_k)
             },
@@ -335,6 +339,7 @@ fn aircraft_over_nevada_does_not_jitter() {
         &gpu,
         &mut renderer,
         &Frame {
+            terrain: Vec::new(),
             instances: vec![],
             ..frame(camera)
         },
@@ -416,6 +421,7 @@ fn surfaces_a_metre_apart_at_30_km_do_not_z_fight() {
         camera,
         sky: SkyParams::studio(),
         lights: vec![],
+        terrain: Vec::new(),
         instances: vec![
             Instance::new(red, cam_pos + n * red_m, facing),
             Instance::new(blue, cam_pos + n * blue_m, facing),
@@ -507,6 +513,7 @@ fn formation_of_128_aircraft() {
         camera,
         sky: SkyParams::at(UtcTime::new(2026, 6, 21, 18, 30, 0.0)),
         lights: Vec::new(),
+        terrain: Vec::new(),
         instances,
     };
     let img = common::render(&gpu, &mut renderer, &frame, SIZE, SIZE);

@@ -85,6 +85,7 @@ fn studio(camera: Camera, instances: Vec<Instance>) -> Frame {
             direction: Vec3::new(0.3, 1.0, 0.5),
             color: Vec3::splat(3.0),
         }],
+        terrain: Vec::new(),
         instances,
     }
 }
@@ -319,6 +320,7 @@ fn fog_thickens_with_distance() {
             lights: vec![],
             // Scaled with distance so it always covers the same part of the view (its centre
             // on the line of sight).
+            terrain: Vec::new(),
             instances: vec![Instance {
                 scale: (dist / 25.0) as f32,
                 ..Instance::new(
@@ -442,10 +444,12 @@ fn textures_are_sampled_from_rgba8_and_bc_blocks() {
             direction: Vec3::Z,
             color: Vec3::splat(3.0),
         }],
+        terrain: Vec::new(),
         instances: vec![],
     };
     let draw = |renderer: &mut Renderer, model| {
         let frame = Frame {
+            terrain: Vec::new(),
             instances: vec![Instance::new(model, DVec3::ZERO, DQuat::IDENTITY)],
             ..light.clone()
         };

@@ -60,6 +60,7 @@ fn frame_timings() {
                 camera: camera.with_aspect(f64::from(w) / f64::from(h)),
                 sky,
                 lights: vec![],
+                terrain: Vec::new(),
                 instances: instances.clone(),
             };
             // Warm-up (pipeline and shader caches), then 5 measured frames.
