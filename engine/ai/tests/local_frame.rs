@@ -53,6 +53,11 @@ fn fly(line: &str, start_deg: f64, want_deg: f64, settle_s: f64) -> (f64, f64, G
 #[test]
 fn heading_090_at_5000_m_in_nevada_flies_east_on_the_local_horizon() {
     let (alt_err, hdg_err, start, end) = fly("heading 90 5000 220", 90.0, 90.0, 0.0);
+    println!(
+        "heading 090: altitude error {alt_err:.2} m, track error {hdg_err:.3}°, {:.0} m east, {:.1} m north",
+        (end.lon_rad - start.lon_rad) * 6_371_000.0 * libm::cos(start.lat_rad),
+        (end.lat_rad - start.lat_rad) * 6_371_000.0
+    );
     assert!(alt_err < 15.0, "altitude error {alt_err:.2} m");
     assert!(hdg_err < 1.0, "heading error {hdg_err:.3}°");
     // East: longitude grows by about 60 s × 220 m/s of arc, latitude stays.
