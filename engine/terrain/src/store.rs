@@ -101,7 +101,6 @@ thread_local! {
 }
 
 /// The tile store: the index, the verdicts and the byte-bounded cache.
-#[derive(Debug)]
 pub struct TileStore {
     id: u64,
     index: TerrainIndex,
@@ -111,6 +110,17 @@ pub struct TileStore {
     decodes: AtomicU64,
     evictions: AtomicU64,
     bad: std::sync::Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for TileStore {
+    // A summary (the index and the cache hold thousands of entries).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TileStore")
+            .field("id", &self.id)
+            .field("tiles", &self.index.heights.len())
+            .field("cache", &self.stats())
+            .finish_non_exhaustive()
+    }
 }
 
 impl TileStore {

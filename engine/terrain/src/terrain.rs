@@ -69,12 +69,23 @@ pub struct HeightInfo {
 pub type PackDigests = Vec<(String, [u8; 32])>;
 
 /// The terrain of a content stack.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Terrain {
     store: Arc<TileStore>,
     base: Base,
     cfg: TerrainConfig,
     digests: Arc<OnceLock<PackDigests>>,
+}
+
+impl std::fmt::Debug for Terrain {
+    // A summary: the index holds thousands of tiles, and worlds that hold a terrain are printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terrain")
+            .field("tiles", &self.store.index().heights.len())
+            .field("theaters", &self.store.index().theaters.len())
+            .field("cache", &self.store.stats())
+            .finish_non_exhaustive()
+    }
 }
 
 fn smoothstep(x: f64) -> f64 {
