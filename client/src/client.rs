@@ -205,10 +205,7 @@ impl Client {
             ClientPrediction::new(cfg.prediction.clone(), fl_flight::gravity::EARTH_RADIUS_M);
         if let Some(c) = &content {
             // The ground the server's world stands on, from the same packs.
-            prediction.set_terrain(fl_terrain::Terrain::from_content(
-                c,
-                fl_terrain::TerrainConfig::default(),
-            ));
+            prediction.set_terrain(crate::content::terrain_of(c));
         }
         Self {
             clock: InputClock::new(cfg.max_catchup_ticks),

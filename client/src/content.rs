@@ -118,10 +118,27 @@ pub fn manifest(content: &Content) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Each mounted pack's terrain digest for `PackManifestEntry.contentHash` (reads every terrain
-/// file once: ≈ 40 MB for the fixture pack).
-pub fn pack_hashes(content: &Content) -> Vec<(String, [u8; 32])> {
-    fl_terrain::Terrain::from_content(content, fl_terrain::TerrainConfig::default())
-        .digests()
-        .to_vec()
+/// Each mounted pack's terrain digest for `PackManifestEntry.contentHash` (the first call reads
+/// every terrain file once: ≈ 40 MB for the fixture pack).
+pub fn pack_hashes(content: &Arc<Content>) -> Vec<(String, [u8; 32])> {
+    terrain_of(content).digests().to_vec()
+}
+
+/// The terrain of a loaded stack, built once per `Content` in this process: the prediction, the
+/// manifest's digests and the embedded server share it (one scan, one set of warnings, one tile
+/// cache, one digest pass). Heights are a pure function of the files, so sharing changes none.
+pub fn terrain_of(content: &Arc<Content>) -> fl_terrain::Terrain {
+    type Built = Vec<(std::sync::Weak<Content>, fl_terrain::Terrain)>;
+    static BUILT: std::sync::Mutex<Built> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    built.retain(|(w, _)| w.strong_count() > 0);
+    if let Some((_, t)) = built
+        .iter()
+        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(content)))
+    {
+        return t.clone();
+    }
+    let t = fl_terrain::Terrain::from_content(content, fl_terrain::TerrainConfig::default());
+    built.push((Arc::downgrade(content), t.clone()));
+    t
 }

@@ -265,10 +265,7 @@ fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
         fingerprint: quic.fingerprint(),
     };
     let mut server = Server::new(cfg.server.clone(), Box::new(quic), types);
-    server.set_terrain(fl_terrain::Terrain::from_content(
-        &content,
-        fl_terrain::TerrainConfig::default(),
-    ));
+    server.set_terrain(crate::content::terrain_of(&content));
     spawn_ai(&mut server, cfg);
     let handle = spawn(server, RuntimeConfig::default(), None).map_err(LocalServerError::Thread)?;
     tracing::info!(addr = %info.addr, "local server ready");
