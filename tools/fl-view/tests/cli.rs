@@ -1,0 +1,380 @@
+//! The real `fl-view` binary against the fixture pack and hostile packs: a model shot of the
+//! requested size in which the model covers a plausible share; each error exits 2 naming the
+//! thing and the file; no display is one line and exit 2; the world shot; the time to a first
+//! image is printed (never asserted). GPU tests record an `FL-SKIP` without an adapter
+//! (`FL_REQUIRE_GPU=1` fails instead), as fl-render's do.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fl-view");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the fl-view binary runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// `true` when the run failed only because there is no graphics adapter (then a skip is
+/// recorded, or the test fails under `FL_REQUIRE_GPU=1`).
+fn no_gpu(o: &Output) -> bool {
+    let (_, err) = text(o);
+    if o.status.success() || !err.contains("no graphics adapter") {
+        return false;
+    }
+    if std::env::var("FL_REQUIRE_GPU").as_deref() == Ok("1") {
+        panic!("FL_REQUIRE_GPU=1 but no graphics adapter: {err}");
+    }
+    fl_fixtures::skip(&format!("no graphics adapter: {}", err.trim()));
+    true
+}
+
+fn pack() -> Option<PathBuf> {
+    fl_fixtures::fixture_pack()
+}
+
+/// Asserts exit status 2, no panic, and that stderr contains every `needle`.
+fn assert_fails(o: &Output, needles: &[&str]) {
+    let (out, err) = text(o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "exit status; stdout {out}\nstderr {err}"
+    );
+    assert!(!err.contains("panicked"), "no panic: {err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr names {n:?}: {err}");
+    }
+}
+
+/// Share of pixels that are not the studio's black background.
+fn coverage(png: &Path) -> (u32, u32, f64) {
+    let img = image::open(png).expect("a readable PNG").to_rgba8();
+    let lit = img
+        .pixels()
+        .filter(|p| p.0[0].max(p.0[1]).max(p.0[2]) > 12)
+        .count();
+    let (w, h) = img.dimensions();
+    (w, h, lit as f64 / f64::from(w * h))
+}
+
+#[test]
+fn model_shot_has_the_requested_size_and_shows_the_model() {
+    let Some(pack) = pack() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("f16a.png");
+    let o = run(&[
+        "--pack",
+        pack.to_str().expect("utf-8 path"),
+        "--model",
+        "fl-base:f16a",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--size",
+        "320x200",
+    ]);
+    if no_gpu(&o) {
+        return;
+    }
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    for line in stdout.lines().filter(|l| l.contains("first image")) {
+        println!("fl-view model shot: {line}");
+    }
+    let (w, h, share) = coverage(&out);
+    assert_eq!((w, h), (320, 200));
+    println!("the F-16A covers {:.1} % of the image", share * 100.0);
+    // Framed from its bounding radius: clearly there, not filling the frame.
+    assert!((0.04..0.6).contains(&share), "coverage {share}");
+
+    // From straight ahead the same aircraft shows far less of itself than from the side.
+    let front = dir.path().join("front.png");
+    let side = dir.path().join("side.png");
+    for (yaw, file) in [("0", &front), ("90", &side)] {
+        let o = run(&[
+            "--pack",
+            pack.to_str().expect("utf-8 path"),
+            "--model",
+            "fl-base:f16a",
+            "--out",
+            file.to_str().expect("utf-8 path"),
+            "--size",
+            "320x200",
+            "--yaw",
+            yaw,
+            "--pitch",
+            "0",
+        ]);
+        assert!(o.status.success(), "{:?}", text(&o));
+    }
+    let (_, _, f) = coverage(&front);
+    let (_, _, s) = coverage(&side);
+    println!("front {:.1} %, side {:.1} %", f * 100.0, s * 100.0);
+    assert!(
+        s > f * 1.3,
+        "the side view shows more of the fuselage: side {s}, front {f}"
+    );
+}
+
+#[test]
+fn lod_and_damage_options_render() {
+    let Some(pack) = pack() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("lod.png");
+    let o = run(&[
+        "--pack",
+        pack.to_str().expect("utf-8 path"),
+        "--model",
+        "fl-base:mig21bis",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--size",
+        "160x120",
+        "--lod",
+        "auto",
+        "--damaged",
+        "--light",
+        "daylight",
+    ]);
+    if no_gpu(&o) {
+        return;
+    }
+    assert!(o.status.success(), "{:?}", text(&o));
+    let img = image::open(&out).expect("PNG").to_rgba8();
+    assert_eq!(img.dimensions(), (160, 120));
+}
+
+#[test]
+fn unknown_model_id_names_the_id_and_the_pack() {
+    let Some(pack) = pack() else { return };
+    let o = run(&[
+        "--pack",
+        pack.to_str().expect("utf-8 path"),
+        "--model",
+        "fl-base:nope",
+        "--out",
+        "/nonexistent/never.png",
+    ]);
+    assert_fails(
+        &o,
+        &[
+            "unknown model id \"fl-base:nope\"",
+            "fl-base-pack",
+            "fl-base:f16a",
+        ],
+    );
+}
+
+/// A one-entity pack whose mesh file holds `glb`.
+fn pack_with_mesh(dir: &Path, glb: &[u8]) -> PathBuf {
+    let root = dir.join("bad-pack");
+    std::fs::create_dir_all(root.join("entities")).expect("mkdir");
+    std::fs::create_dir_all(root.join("aircraft/crate")).expect("mkdir");
+    std::fs::write(
+        root.join("manifest.toml"),
+        "[mod]\nname = \"Bad\"\nid = \"bad-pack\"\nversion = \"1\"\nengine-api = \"1.0\"\npriority = 10\n",
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("entities/crate.toml"),
+        "[entity]\nid = \"bad-pack:crate\"\nname = \"Crate\"\ncategory = \"structure\"\nmax_hp = 10\nmesh = \"crate/crate\"\n",
+    )
+    .expect("write");
+    std::fs::write(root.join("aircraft/crate/crate.glb"), glb).expect("write");
+    root
+}
+
+#[test]
+fn an_unreadable_gltf_names_the_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = pack_with_mesh(dir.path(), b"glTF\x02\x00\x00\x00garbage");
+    let o = run(&[
+        "--pack",
+        root.to_str().expect("utf-8 path"),
+        "--model",
+        "bad-pack:crate",
+        "--out",
+        dir.path().join("x.png").to_str().expect("utf-8 path"),
+    ]);
+    assert_fails(&o, &["bad-pack:crate", "aircraft/crate/crate.glb"]);
+    assert!(!dir.path().join("x.png").exists(), "no picture written");
+}
+
+#[test]
+fn a_pack_that_does_not_load_names_its_manifest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("broken");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::write(root.join("manifest.toml"), "[mod]\nid = \"../evil\"\n").expect("write");
+    let o = run(&[
+        "--pack",
+        root.to_str().expect("utf-8 path"),
+        "--model",
+        "x:y",
+        "--out",
+        dir.path().join("x.png").to_str().expect("utf-8 path"),
+    ]);
+    assert_fails(&o, &["did not load", "manifest.toml"]);
+    let missing = dir.path().join("missing");
+    let o = run(&[
+        "--pack",
+        missing.to_str().expect("utf-8 path"),
+        "--model",
+        "x:y",
+        "--out",
+        "x.png",
+    ]);
+    assert_fails(&o, &["did not load", "missing"]);
+}
+
+#[test]
+fn out_of_range_arguments_name_the_option() {
+    let cases: [(&[&str], &[&str]); 11] = [
+        (
+            &["--lat", "91", "--lon", "0"],
+            &["--lat", "between -90 and 90"],
+        ),
+        (
+            &["--lat", "0", "--lon", "-181"],
+            &["--lon", "between -180 and 180"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--alt", "-600"],
+            &["--alt", "-500"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--alt", "100001"],
+            &["--alt", "100000"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--heading", "361"],
+            &["--heading", "between 0 and 360"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--pitch", "-91"],
+            &["--pitch", "between -90 and 90"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--time", "2026-02-30T10:00"],
+            &["--time", "does not exist"],
+        ),
+        (
+            &[
+                "--lat",
+                "0",
+                "--lon",
+                "0",
+                "--time",
+                "2026-06-21T17:30+02:00",
+            ],
+            &["--time", "UTC"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--weather", "fog"],
+            &["--weather", "partly_cloudy"],
+        ),
+        (
+            &["--lat", "0", "--lon", "0", "--size", "0x10"],
+            &["--size", "1…8192"],
+        ),
+        (
+            &["--model", "fl-base:f16a", "--lod", "x"],
+            &["--lod", "base, auto"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let mut all = args.to_vec();
+        all.extend(["--out", "/nonexistent/never.png"]);
+        let o = run(&all);
+        assert_fails(&o, needles);
+    }
+}
+
+#[test]
+fn a_pose_on_a_node_the_model_lacks_lists_its_nodes() {
+    let Some(pack) = pack() else { return };
+    let o = run(&[
+        "--pack",
+        pack.to_str().expect("utf-8 path"),
+        "--model",
+        "fl-base:f16a",
+        "--pose",
+        "canopy=x:30",
+        "--out",
+        "/nonexistent/never.png",
+    ]);
+    assert_fails(&o, &["--pose", "canopy", "f16a.glb", "hardpoint_0"]);
+}
+
+#[test]
+fn without_a_display_the_window_says_so_and_suggests_out() {
+    let Some(pack) = pack() else { return };
+    let o = Command::new(BIN)
+        .args([
+            "--pack",
+            pack.to_str().expect("utf-8 path"),
+            "--model",
+            "fl-base:f16a",
+        ])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("runs");
+    assert_fails(&o, &["no display", "--out"]);
+    let (_, err) = text(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+}
+
+#[test]
+fn world_shot_from_a_camera_over_nevada() {
+    let Some(pack) = pack() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("world.png");
+    let o = run(&[
+        "--pack",
+        pack.to_str().expect("utf-8 path"),
+        "--lat",
+        "36.27",
+        "--lon",
+        "-115.64",
+        "--alt",
+        "3500",
+        "--heading",
+        "270",
+        "--pitch",
+        "-5",
+        "--time",
+        "2026-06-21T17:30",
+        "--weather",
+        "clear",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--size",
+        "320x180",
+    ]);
+    if no_gpu(&o) {
+        return;
+    }
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    for line in stdout
+        .lines()
+        .filter(|l| l.contains("first image") || l.contains("terrain"))
+    {
+        println!("fl-view world shot: {line}");
+    }
+    let img = image::open(&out).expect("PNG").to_rgba8();
+    assert_eq!(img.dimensions(), (320, 180));
+    // Daylight: the top row is sky (blue over red), the bottom row is not empty.
+    let top = img.get_pixel(160, 2).0;
+    assert!(top[2] > top[0], "blue sky at the top: {top:?}");
+}
