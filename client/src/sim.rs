@@ -247,10 +247,18 @@ impl Sim {
             .types()
             .pilot_type("", "builtin:jet-trainer")
             .ok_or_else(|| SimSetupError::Spawn("no flyable type".into()))?;
-        let centre = Vec3::new(0.0, 3000.0 + 300.0 * i as f64, -9000.0);
+        let alt = 3000.0 + 300.0 * i as f64;
+        // In front of the pilots (9 km north of their anchor): world coordinates over the
+        // origin, the anchor's level frame when the spawn points name a latitude/longitude.
+        let anchor = server.config().spawn_points.first().and_then(|p| p.anchor);
+        let centre = match anchor {
+            Some(a) => fl_ai::CoordinateAnchor::new(server.world().planet(), a.lat_deg, a.lon_deg)
+                .point(0.0, alt, -9000.0),
+            None => Vec3::new(0.0, alt, -9000.0),
+        };
         let ctrl = Loiter::new(LoiterParams {
             centre: Some(centre),
-            altitude_m: Some(centre.y),
+            altitude_m: Some(alt),
             radius_m: 6000.0,
             speed_mps: Some(speed),
             ..LoiterParams::default()
@@ -258,11 +266,11 @@ impl Sim {
         .map_err(|e| SimSetupError::Spawn(e.to_string()))?;
         let at = SpawnPoint {
             x: 6000.0,
-            z: centre.z,
-            altitude_m: centre.y,
+            z: -9000.0,
+            altitude_m: alt,
             heading_deg: 180.0,
             speed_mps: speed,
-            anchor: None,
+            anchor,
         };
         server
             .spawn_aircraft(t, 2, WorldPilot::Ai(Box::new(ctrl)), at)

@@ -21,6 +21,8 @@ fn a_pilot_spawned_in_nevada_predicts_exactly_in_gusting_wind() {
         speed_mps: 200.0,
         anchor: Some(GeoAnchor::NEVADA_HOME),
     }];
+    // One AI target orbiting 9 km north of the anchor (remote interpolation over Nevada).
+    cfg.targets = 1;
     let mut sim = Sim::new(cfg, Box::new(Level)).expect("sim");
     sim.run_for(Duration::from_secs(60));
     let c = sim.client();
@@ -38,6 +40,37 @@ fn a_pilot_spawned_in_nevada_predicts_exactly_in_gusting_wind() {
     assert!(
         c.session().weather().len() > 1,
         "gusting wind windows were flown"
+    );
+    // The target orbits in front of the pilot over Nevada and is drawn within centimetres.
+    println!("remote error vs truth: {:?}", r.remote_error_m);
+    assert!(r.remote_error_m.count > 1000, "{:?}", r.remote_error_m);
+    assert!(r.remote_error_m.max < 0.5, "{:?}", r.remote_error_m);
+    let server = sim.server().expect("server");
+    let target = server
+        .world()
+        .iter()
+        .find_map(|(_, e)| match &e.body {
+            fl_server::world::Body::Aircraft { state, .. } if e.faction == 2 => {
+                Some(state.position)
+            }
+            _ => None,
+        })
+        .expect("the target");
+    let tg = geodetic::from_world(&Planet::earth(), target);
+    assert!(
+        (tg.lat_deg() - 36.24917).abs() < 0.2,
+        "target latitude {}",
+        tg.lat_deg()
+    );
+    assert!(
+        (tg.lon_deg() + 114.99611).abs() < 0.2,
+        "target longitude {}",
+        tg.lon_deg()
+    );
+    assert!(
+        (tg.alt_m - 3000.0).abs() < 100.0,
+        "target altitude {}",
+        tg.alt_m
     );
     // It flew east over Nevada, level, near the autopilot's 3,000 m (its proportional altitude
     // loop settles about 110 m high at this speed: the same as over the origin).
