@@ -19,6 +19,9 @@ pub struct GpuInfo {
     pub device_type: String,
     /// Whether BC-compressed textures can be sampled (KTX2 block formats).
     pub bc_textures: bool,
+    /// Whether models can be drawn as wireframes (`POLYGON_MODE_LINE`: most Vulkan, Metal and
+    /// D3D12 adapters and lavapipe have it; WebGL and some GL drivers do not).
+    pub wireframe: bool,
 }
 
 /// An instance, adapter, device and queue.
@@ -91,6 +94,12 @@ impl Gpu {
         if bc_textures {
             required_features |= wgpu::Features::TEXTURE_COMPRESSION_BC;
         }
+        let wireframe = adapter
+            .features()
+            .contains(wgpu::Features::POLYGON_MODE_LINE);
+        if wireframe {
+            required_features |= wgpu::Features::POLYGON_MODE_LINE;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("fl-render device"),
             required_features,
@@ -110,6 +119,7 @@ impl Gpu {
             backend: format!("{:?}", ai.backend),
             device_type: format!("{:?}", ai.device_type),
             bc_textures,
+            wireframe,
         };
         tracing::info!(adapter = %info.name, backend = %info.backend, kind = %info.device_type, "graphics device ready");
         Ok(Gpu {

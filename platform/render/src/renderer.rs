@@ -112,6 +112,9 @@ pub struct Renderer {
     sky_pipeline: wgpu::RenderPipeline,
     pbr_pipeline: wgpu::RenderPipeline,
     pbr_pipeline_two_sided: wgpu::RenderPipeline,
+    /// Models as lines (built only when the device has `POLYGON_MODE_LINE`).
+    pbr_pipeline_wireframe: Option<wgpu::RenderPipeline>,
+    wireframe: bool,
     terrain_pipeline: wgpu::RenderPipeline,
     terrain: TerrainStore,
     terrain_offsets: wgpu::Buffer,
@@ -303,7 +306,7 @@ impl Renderer {
                 bias: Default::default(),
             }),
         )?;
-        let pbr_pipeline_for = |cull: Option<wgpu::Face>| {
+        let pbr_pipeline_for = |cull: Option<wgpu::Face>, polygon_mode: wgpu::PolygonMode| {
             shaders::pipeline(
                 device,
                 shaders::PBR,
@@ -332,6 +335,7 @@ impl Renderer {
                         topology: wgpu::PrimitiveTopology::TriangleList,
                         front_face: wgpu::FrontFace::Ccw,
                         cull_mode: cull,
+                        polygon_mode,
                         ..Default::default()
                     },
                     depth_stencil: Some(wgpu::DepthStencilState {
@@ -409,8 +413,17 @@ impl Renderer {
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let pbr_pipeline = pbr_pipeline_for(Some(wgpu::Face::Back))?;
-        let pbr_pipeline_two_sided = pbr_pipeline_for(None)?;
+        let pbr_pipeline = pbr_pipeline_for(Some(wgpu::Face::Back), wgpu::PolygonMode::Fill)?;
+        let pbr_pipeline_two_sided = pbr_pipeline_for(None, wgpu::PolygonMode::Fill)?;
+        // Back faces culled: the wireframe shows the edges a modder sees, not the far side.
+        let pbr_pipeline_wireframe = if gpu.info.wireframe {
+            Some(pbr_pipeline_for(
+                Some(wgpu::Face::Back),
+                wgpu::PolygonMode::Line,
+            )?)
+        } else {
+            None
+        };
         let instance_capacity = 1024;
         let instance_buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("instances"),
@@ -433,6 +446,8 @@ impl Renderer {
             sky_pipeline,
             pbr_pipeline,
             pbr_pipeline_two_sided,
+            pbr_pipeline_wireframe,
+            wireframe: false,
             terrain_pipeline,
             terrain: TerrainStore::default(),
             terrain_offsets,
@@ -453,6 +468,20 @@ impl Renderer {
         }
         renderer.tonemap_pipeline(gpu, OFFSCREEN_FORMAT)?;
         Ok(renderer)
+    }
+
+    /// Draws models as wireframes (their triangles' edges) from the next frame on, where the
+    /// device can (`GpuInfo::wireframe`). Returns whether models will be drawn as wireframes:
+    /// `false` when off, or when asked for on a device without line polygons (models then stay
+    /// filled). Terrain and the sky are unchanged.
+    pub fn set_wireframe(&mut self, on: bool) -> bool {
+        self.wireframe = on && self.pbr_pipeline_wireframe.is_some();
+        self.wireframe
+    }
+
+    /// Whether this device can draw wireframes.
+    pub fn wireframe_supported(&self) -> bool {
+        self.pbr_pipeline_wireframe.is_some()
     }
 
     /// What the last frame drew.
@@ -999,10 +1028,10 @@ impl Renderer {
                     Some(l) => &self.families[b.family].lods[l],
                 };
                 for prim in &model.parts[b.part].primitives {
-                    pass.set_pipeline(if prim.double_sided {
-                        &self.pbr_pipeline_two_sided
-                    } else {
-                        &self.pbr_pipeline
+                    pass.set_pipeline(match (&self.pbr_pipeline_wireframe, self.wireframe) {
+                        (Some(lines), true) => lines,
+                        _ if prim.double_sided => &self.pbr_pipeline_two_sided,
+                        _ => &self.pbr_pipeline,
                     });
                     pass.set_bind_group(1, &prim.material, &[]);
                     pass.set_vertex_buffer(0, prim.vertices.slice(..));

@@ -91,6 +91,44 @@ fn studio(camera: Camera, instances: Vec<Instance>) -> Frame {
 }
 
 #[test]
+fn wireframe_draws_edges_where_the_device_can() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut renderer = Renderer::new(&gpu).expect("renderer");
+    assert_eq!(renderer.wireframe_supported(), gpu.info.wireframe);
+    let cam = Camera::looking_at(
+        DVec3::new(9.0, 6.0, 9.0),
+        DVec3::ZERO,
+        DVec3::Y,
+        50f64.to_radians(),
+    );
+    let inst = Instance::new(
+        renderer.silhouette(Category::Aircraft),
+        DVec3::ZERO,
+        DQuat::IDENTITY,
+    );
+    let frame = studio(cam, vec![inst]);
+    let filled = lit(&common::render(&gpu, &mut renderer, &frame, SIZE, SIZE));
+    if !renderer.set_wireframe(true) {
+        assert!(!gpu.info.wireframe);
+        let same = lit(&common::render(&gpu, &mut renderer, &frame, SIZE, SIZE));
+        assert_eq!(same, filled, "without line polygons models stay filled");
+        fl_fixtures::skip(&format!("{} has no POLYGON_MODE_LINE", gpu.info.name));
+        return;
+    }
+    let lines = lit(&common::render(&gpu, &mut renderer, &frame, SIZE, SIZE));
+    common::keep(
+        "wireframe_silhouette",
+        &common::render(&gpu, &mut renderer, &frame, SIZE, SIZE),
+    );
+    assert!(!renderer.set_wireframe(false));
+    let again = lit(&common::render(&gpu, &mut renderer, &frame, SIZE, SIZE));
+    eprintln!("filled {filled} px, wireframe {lines} px, filled again {again} px");
+    assert!(lines > 50, "the edges are drawn: {lines} px");
+    assert!(lines * 2 < filled, "only edges: {lines} of {filled} px");
+    assert_eq!(again, filled, "switching back fills again");
+}
+
+#[test]
 fn every_category_silhouette_is_visible() {
     let Some(gpu) = common::gpu() else { return };
     let mut renderer = Renderer::new(&gpu).expect("renderer");
