@@ -57,6 +57,9 @@ pub struct Cli {
     /// Model: lighting.
     #[arg(long, value_enum, default_value = "studio")]
     pub light: Lighting,
+    /// Model: draw the model's triangle edges (where the graphics device can).
+    #[arg(long)]
+    pub wireframe: bool,
     /// World: latitude, degrees (−90…90).
     #[arg(
         long,
@@ -300,6 +303,7 @@ pub fn upload_model(
         damaged: cli.damaged,
         articulated: true,
         lighting: cli.light,
+        wireframe: cli.wireframe,
     };
     Ok(ModelSetup {
         gpu,
@@ -336,7 +340,7 @@ fn run_model(cli: &Cli, id: &str, size: (u32, u32), started: Instant) -> Result<
         lines: vec![
             setup.what,
             format!(
-                "wrote {} ({}x{}, {}, yaw {}°, pitch {}°, distance {:.1} m, lod {:?}{}) on {}",
+                "wrote {} ({}x{}, {}, yaw {}°, pitch {}°, distance {:.1} m, lod {:?}{}{}) on {}",
                 out.display(),
                 size.0,
                 size.1,
@@ -349,6 +353,11 @@ fn run_model(cli: &Cli, id: &str, size: (u32, u32), started: Instant) -> Result<
                 setup.state.distance_m,
                 setup.state.lod,
                 if setup.state.damaged { ", damaged" } else { "" },
+                if setup.renderer.wireframe_supported() && setup.state.wireframe {
+                    ", wireframe"
+                } else {
+                    ""
+                },
                 setup.gpu.info.name
             ),
             timings.to_string(),

@@ -213,6 +213,8 @@ pub struct ViewState {
     pub articulated: bool,
     /// Lighting.
     pub lighting: Lighting,
+    /// Models drawn as wireframes (where the device can; see `Renderer::set_wireframe`).
+    pub wireframe: bool,
 }
 
 impl ViewState {
@@ -337,6 +339,7 @@ mod tests {
             damaged: false,
             articulated: false,
             lighting: Lighting::Studio,
+            wireframe: false,
         };
         let mut seen = vec![s.lod];
         for _ in 0..4 {
@@ -366,6 +369,7 @@ mod tests {
             damaged: false,
             articulated: false,
             lighting: Lighting::Studio,
+            wireframe: false,
         };
         let camera = orbit_camera(DVec3::ZERO, &state, 1.0);
         let nose = q * DVec3::NEG_Z;

@@ -58,6 +58,12 @@ pub fn model_shot(
     size: (u32, u32),
     out: &Path,
 ) -> Result<(), ViewError> {
+    if renderer.set_wireframe(state.wireframe) != state.wireframe {
+        eprintln!(
+            "warning: wireframe unavailable on {} (no POLYGON_MODE_LINE); drawn filled",
+            gpu.info.name
+        );
+    }
     let frame = model_frame(scene, state, f64::from(size.0) / f64::from(size.1));
     render_to_png(gpu, renderer, &frame, size, out)
 }

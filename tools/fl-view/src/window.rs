@@ -40,7 +40,6 @@ struct App<'a> {
     timings: Timings,
     dragging: bool,
     last_cursor: Option<(f64, f64)>,
-    wireframe: bool,
 }
 
 /// Opens the window and runs until it is closed (or `--frames` frames were drawn).
@@ -72,7 +71,6 @@ pub fn run_window(
         timings: Timings::default(),
         dragging: false,
         last_cursor: None,
-        wireframe: false,
     };
     event_loop
         .run_app(&mut app)
@@ -122,10 +120,10 @@ impl App<'_> {
                 Lighting::Studio => "studio",
                 Lighting::Daylight => "daylight",
             },
-            if self.wireframe {
-                "unavailable in this build"
-            } else {
-                "off"
+            match (s.wireframe, live.setup.renderer.wireframe_supported()) {
+                (_, false) => "unavailable on this device",
+                (true, true) => "on",
+                (false, true) => "off",
             },
             KEYS
         )
@@ -141,6 +139,9 @@ impl App<'_> {
             &live.setup.state,
             f64::from(w.max(1)) / f64::from(h.max(1)),
         );
+        live.setup
+            .renderer
+            .set_wireframe(live.setup.state.wireframe);
         let Some(out) = live.surface.acquire(&live.setup.gpu) else {
             live.window.request_redraw();
             return;
@@ -286,7 +287,7 @@ impl ApplicationHandler for App<'_> {
                                         Lighting::Daylight => Lighting::Studio,
                                     }
                                 }
-                                "w" => self.wireframe = !self.wireframe,
+                                "w" => s.wireframe = !s.wireframe,
                                 _ => {}
                             }
                             changed = true;

@@ -378,3 +378,48 @@ fn world_shot_from_a_camera_over_nevada() {
     let top = img.get_pixel(160, 2).0;
     assert!(top[2] > top[0], "blue sky at the top: {top:?}");
 }
+
+#[test]
+fn wireframe_shot_draws_edges_only() {
+    let Some(pack) = pack() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let shot = |file: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "--pack",
+            pack.to_str().expect("utf-8 path"),
+            "--model",
+            "fl-base:f16a",
+            "--out",
+            file.to_str().expect("utf-8 path"),
+            "--size",
+            "640x400",
+            // The coarsest level: the base mesh's triangles are so small that its edges fill
+            // the shape at this size.
+            "--lod",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let filled = dir.path().join("filled.png");
+    let lines = dir.path().join("lines.png");
+    let o = shot(&filled, &[]);
+    if no_gpu(&o) {
+        return;
+    }
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = shot(&lines, &["--wireframe"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let (_, err) = text(&o);
+    if err.contains("wireframe unavailable") {
+        fl_fixtures::skip("the adapter has no POLYGON_MODE_LINE; the shot was drawn filled");
+        return;
+    }
+    let (_, _, f) = coverage(&filled);
+    let (_, _, l) = coverage(&lines);
+    println!("filled {:.1} %, wireframe {:.1} %", f * 100.0, l * 100.0);
+    assert!(
+        l > 0.005 && l < f * 0.8,
+        "edges only: wireframe {l}, filled {f}"
+    );
+}
