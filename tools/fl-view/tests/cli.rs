@@ -423,3 +423,88 @@ fn wireframe_shot_draws_edges_only() {
         "edges only: wireframe {l}, filled {f}"
     );
 }
+
+/// Waits for `child` at most `secs` seconds; kills it (our own child, by handle) past that.
+fn wait_bounded(child: &mut std::process::Child, secs: u64) -> Option<std::process::ExitStatus> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < until {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn the_window_draws_frames_under_xvfb() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let Some(pack) = pack() else { return };
+    // Xvfb picks a free display and writes its number to the descriptor given (stdout here).
+    let xvfb = Command::new("Xvfb")
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1024x768x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut xvfb) = xvfb else {
+        fl_fixtures::skip("Xvfb is not installed (./dev installs xvfb)");
+        return;
+    };
+    let mut line = String::new();
+    if let Some(out) = xvfb.stdout.take() {
+        let _ = BufReader::new(out).read_line(&mut line);
+    }
+    let display = format!(":{}", line.trim());
+    let result = (|| {
+        if line.trim().is_empty() {
+            return Err("Xvfb gave no display number".to_owned());
+        }
+        let mut child = Command::new(BIN)
+            .args([
+                "--pack",
+                pack.to_str().expect("utf-8 path"),
+                "--model",
+                "fl-base:f16a",
+                "--size",
+                "400x300",
+                "--frames",
+                "3",
+            ])
+            .env("DISPLAY", &display)
+            .env_remove("WAYLAND_DISPLAY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let status = wait_bounded(&mut child, 180).ok_or("fl-view did not finish in 180 s")?;
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        Ok((status, out))
+    })();
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    let (status, out) = result.expect("the window ran");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !status.success() && stderr.contains("no graphics adapter") {
+        fl_fixtures::skip("no graphics adapter for the window");
+        return;
+    }
+    assert!(status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("after 3 frame(s)"), "{stdout}");
+    for l in stdout.lines().chain(stderr.lines()) {
+        if l.contains("first frame") {
+            println!("fl-view window: {l}");
+        }
+    }
+}
