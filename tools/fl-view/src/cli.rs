@@ -173,11 +173,9 @@ pub fn prepare_model(cli: &Cli, id: &str) -> Result<PreparedModel, ViewError> {
     let src = resolve_model(&content, id)?;
     let family = match &src.mesh {
         Some((_, file)) => {
-            let family = load_family(&src, file)?;
-            for w in &family.warnings {
-                eprintln!("warning: {}: {}", w.path.display(), w.message);
-            }
-            Some(family)
+            // A missing texture or a broken optional LOD file is a warning fl-render has
+            // already logged (once, naming the files tried); the model is still shown.
+            Some(load_family(&src, file)?)
         }
         None => None,
     };

@@ -508,3 +508,45 @@ fn the_window_draws_frames_under_xvfb() {
         }
     }
 }
+
+#[test]
+fn a_missing_texture_is_a_warning_not_an_error() {
+    let Some(pack) = pack() else { return };
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The F-16A's base mesh with its ORM texture but without its base-colour PNG.
+    let glb = std::fs::read(pack.join("aircraft/f16a/f16a.glb")).expect("fixture mesh");
+    let root = pack_with_mesh(dir.path(), &glb);
+    std::fs::create_dir_all(root.join("aircraft/crate/textures-src")).expect("mkdir");
+    std::fs::copy(
+        pack.join("aircraft/f16a/textures-src/f16a_orm.png"),
+        root.join("aircraft/crate/textures-src/f16a_orm.png"),
+    )
+    .expect("copy");
+    let out = dir.path().join("notex.png");
+    let o = run(&[
+        "--pack",
+        root.to_str().expect("utf-8 path"),
+        "--model",
+        "bad-pack:crate",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--size",
+        "160x100",
+    ]);
+    if no_gpu(&o) {
+        return;
+    }
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("f16a_diffuse") && stderr.contains("WARN"),
+        "the missing texture is named in a warning: {stderr}"
+    );
+    assert_eq!(
+        stderr.matches("f16a_diffuse.png: not found").count(),
+        1,
+        "warned once: {stderr}"
+    );
+    let (_, _, share) = coverage(&out);
+    assert!(share > 0.02, "still drawn (material factors): {share}");
+}
