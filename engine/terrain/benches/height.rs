@@ -55,6 +55,23 @@ fn bench(c: &mut Criterion) {
         i = (i + 1) & 4095;
         black_box(t.height_at(pts[i].0, pts[i].1));
     });
+    // Outside NTTR, within the skirt (the land the theater continues into): a 2° square
+    // south-east of the theater, 0–300 km from its bounds.
+    let around: Vec<(f64, f64)> = pts
+        .iter()
+        .map(|p| {
+            (
+                33.0 + (p.0 - 37.0) / 0.18 * 2.0,
+                -113.5 + (p.1 + 115.6) / 0.22 * 2.0,
+            )
+        })
+        .collect();
+    c.bench_function("height_at around NTTR (the skirt)", |b| {
+        b.iter(|| {
+            i = (i + 1) & 4095;
+            black_box(t.height_at(around[i].0, around[i].1))
+        })
+    });
     let planet = fl_flight::gravity::Planet::earth();
     let world: Vec<_> = pts
         .iter()

@@ -122,6 +122,22 @@ impl Base {
         rise + hills
     }
 
+    /// Hill-scale relief in [−1, 1] (lattice ≈ 130 km, three octaves; independent of the base's
+    /// own hills): the relief of the land around a pack's theaters.
+    pub fn relief(&self, d: Vec3) -> f64 {
+        self.fbm(d, 48.0, 3, 3)
+    }
+
+    /// A dry-land class for land around a pack's theaters: bare / sparse vegetation or
+    /// shrubland, chosen by a noise of the direction.
+    pub fn dry_cover(&self, d: Vec3) -> u8 {
+        if self.noise(d * 90.0, 98) < 0.0 {
+            class::BARE
+        } else {
+            class::SHRUB
+        }
+    }
+
     /// Land cover (ESA WorldCover class) for a unit direction.
     pub fn land_cover(&self, d: Vec3) -> u8 {
         let h = self.height(d);

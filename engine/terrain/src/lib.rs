@@ -8,6 +8,7 @@
 //! * [`pack`]: the stack's theaters and tile files, and each pack's terrain digest;
 //! * [`store`]: decoded tiles in a byte-bounded cache, synchronous and background loading;
 //! * [`base`]: the procedural planet under every pack;
+//! * `skirt`: the land a pack's theaters continue into (the base around them);
 //! * [`terrain`]: the surface (finest level, level and theater edge blends, base), the floor.
 //!
 //! See docs/terrain.md.
@@ -16,6 +17,7 @@ pub mod base;
 pub mod chunks;
 pub mod cube;
 pub mod pack;
+mod skirt;
 pub mod store;
 pub mod terrain;
 pub mod tile;
@@ -23,5 +25,6 @@ pub mod tile;
 pub use base::Base;
 pub use cube::TileKey;
 pub use pack::{Bounds, PackTerrain, TerrainIndex, Theater, WORLD_TERRAIN_ID, empty_digest};
+pub use skirt::{SKIRT_FULL_M, SKIRT_REACH_M};
 pub use store::{CacheStats, Layer, Loaded, TileData, TileLoader, TileStore};
 pub use terrain::{HeightInfo, Terrain, TerrainConfig};

@@ -10,8 +10,11 @@
 //!   reaching it exactly at the edge. No step where levels 6–10 meet.
 //! * **Theater edge.** Pack heights count only inside the pack's theaters. Within
 //!   `theater_margin_m` of a theater's edge the height blends (smoothstep) from the pack's into
-//!   the base's, so the slope added there is at most 1.5 × |pack − base| / margin.
-//! * **Outside:** the procedural [`Base`].
+//!   the outer surface's (below), so the slope added there is at most
+//!   1.5 × |pack − outer| / margin.
+//! * **Outside:** the procedural [`Base`], continued as land around each theater (the skirt,
+//!   `crate::skirt`): near a theater the base is land at the pack's own smoothed edge heights
+//!   with procedural relief, relaxing to the ordinary base within [`crate::SKIRT_REACH_M`].
 //!
 //! Every value is a pure function of the pack's files and the seed: a tile's verdict is decided
 //! by decoding it the first time it matters and kept, and evicted samples decode to the same
@@ -20,6 +23,7 @@
 use crate::base::Base;
 use crate::cube::{self, FacePos, TileKey};
 use crate::pack::{TerrainIndex, TileFile};
+use crate::skirt::Skirt;
 use crate::store::{Layer, TileData, TileStore};
 use crate::tile::{TILE_CELLS, TILE_SIZE};
 use fl_content::{Content, PackInfo};
@@ -75,6 +79,8 @@ pub struct Terrain {
     base: Base,
     cfg: TerrainConfig,
     digests: Arc<OnceLock<PackDigests>>,
+    /// One per theater with pack heights along its edge, in index order (built at load).
+    skirts: Arc<[Skirt]>,
 }
 
 impl std::fmt::Debug for Terrain {
@@ -130,12 +136,72 @@ impl Terrain {
     }
 
     fn from_index(index: TerrainIndex, cfg: TerrainConfig) -> Self {
-        Self {
+        let mut t = Self {
             store: Arc::new(TileStore::new(index, cfg.cache_bytes)),
             base: Base::new(cfg.seed),
             cfg,
             digests: Arc::new(OnceLock::new()),
+            skirts: Arc::from(Vec::new()),
+        };
+        t.skirts = t.build_skirts();
+        t
+    }
+
+    /// Each theater's skirt from the pack's coarsest level along its edge (read with no skirt
+    /// in place, so the result is a pure function of the files and the seed).
+    fn build_skirts(&self) -> Arc<[Skirt]> {
+        let ix = self.store.index();
+        if ix.heights.is_empty() {
+            return Arc::from(Vec::new());
         }
+        let coarsest = |d: Vec3| {
+            let fp = cube::dir_to_face_uv(d);
+            let top = ix.height_levels[usize::from(fp.face)];
+            if top == 0 {
+                return None;
+            }
+            let lowest = 1u32 << top.trailing_zeros();
+            self.pack_height(d, fp, lowest).map(|(h, _, _)| h)
+        };
+        ix.theaters
+            .iter()
+            .filter_map(|th| {
+                Skirt::new(&th.bounds, self.cfg.theater_margin_m, |lat, lon| {
+                    coarsest(cube::latlon_to_dir(lat, lon))
+                })
+            })
+            .collect::<Vec<_>>()
+            .into()
+    }
+
+    /// The surface outside the pack at `d`: the base, continued as land around each theater
+    /// (see `crate::skirt`), and the skirts' total weight there (0: the ordinary base).
+    fn outer(&self, d: Vec3) -> (f64, f64) {
+        let b = self.base.height(d);
+        if !self.skirts.iter().any(|s| s.near(d)) {
+            return (b, 0.0);
+        }
+        let (lat, lon) = cube::dir_to_latlon(d);
+        let (mut wsum, mut hsum) = (0.0, 0.0);
+        for s in self.skirts.iter() {
+            if let Some((w, h)) = s.at(&self.base, d, lat, lon) {
+                wsum += w;
+                hsum += w * h;
+            }
+        }
+        if wsum <= 0.0 {
+            return (b, 0.0);
+        }
+        // Overlapping skirts average by weight; the base keeps what the skirts leave.
+        let w = wsum.min(1.0);
+        (b + w * (hsum / wsum - b), wsum)
+    }
+
+    /// Height of the surface outside the pack at a unit direction, m: the procedural base, and
+    /// near a theater the land the theater continues into. The theater-edge blend joins the
+    /// pack's heights to this.
+    pub fn outer_height(&self, d: Vec3) -> f64 {
+        self.outer(d).0
     }
 
     /// The tile store (for the renderer's [`crate::TileLoader`] and cache statistics).
@@ -217,12 +283,12 @@ impl Terrain {
             pack_weight: 0.0,
         };
         if self.store.index().heights.is_empty() {
-            return base_only(self.base.height(d));
+            return base_only(self.outer_height(d));
         }
         let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
         let top = self.store.index().height_levels[usize::from(fp.face)];
         let Some((h, level, interior)) = self.pack_height(d, fp, top) else {
-            return base_only(self.base.height(d));
+            return base_only(self.outer_height(d));
         };
         // A tile deeper inside a theater than the margin needs no theater weight (and no
         // latitude/longitude): the common case, kept cheap.
@@ -232,12 +298,12 @@ impl Terrain {
             self.theater_weight(d)
         };
         if w <= 0.0 {
-            return base_only(self.base.height(d));
+            return base_only(self.outer_height(d));
         }
         let height_m = if w >= 1.0 {
             h
         } else {
-            let b = self.base.height(d);
+            let b = self.outer_height(d);
             b + w * (h - b)
         };
         HeightInfo {
@@ -296,7 +362,7 @@ impl Terrain {
             }
             let coarser = match self.pack_height(d, fp, bits) {
                 Some((c, _, _)) => c,
-                None => self.base.height(d),
+                None => self.outer_height(d),
             };
             return Some((coarser + w * (here - coarser), level, false));
         }
@@ -375,7 +441,24 @@ impl Terrain {
                 }
             }
         }
-        self.base.land_cover(d)
+        self.outer_cover(d)
+    }
+
+    /// Land cover outside the pack: near a theater a dry-land class where the skirt rules (or
+    /// where the base would be sea), else the base's class.
+    fn outer_cover(&self, d: Vec3) -> u8 {
+        let (h, w) = self.outer(d);
+        if w <= 0.0 {
+            return self.base.land_cover(d);
+        }
+        let base = self.base.land_cover(d);
+        if h > 3200.0 {
+            crate::base::class::SNOW
+        } else if w >= 0.5 || base == crate::base::class::WATER {
+            self.base.dry_cover(d)
+        } else {
+            base
+        }
     }
 
     /// Height at a face position (u, v), m — the renderer's lattice and tests address tiles
