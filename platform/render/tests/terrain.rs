@@ -73,34 +73,34 @@ fn mean(img: &image::RgbaImage, rows: std::ops::Range<u32>) -> [f64; 3] {
 fn a_chunk_is_drawn_where_the_ground_is_coloured_by_its_land_cover() {
     let Some(gpu) = common::gpu() else { return };
     let mut r = Renderer::new(&gpu).expect("renderer");
-    r.upload_terrain(&gpu, &flat_chunk(1, DVec3::ZERO, 20_000.0, 30))
-        .expect("grass");
+    r.upload_terrain(&gpu, &flat_chunk(1, DVec3::ZERO, 20_000.0, 10))
+        .expect("trees");
     r.upload_terrain(&gpu, &flat_chunk(2, DVec3::ZERO, 20_000.0, 60))
         .expect("bare");
     assert!(r.has_terrain(1) && r.has_terrain(2));
     let (w, h) = (96, 96);
     let none = common::render(&gpu, &mut r, &frame(-20.0, vec![]), w, h);
-    let grass = common::render(&gpu, &mut r, &frame(-20.0, vec![1]), w, h);
+    let trees = common::render(&gpu, &mut r, &frame(-20.0, vec![1]), w, h);
     assert_eq!(r.last_frame_stats().terrain_chunks, 1);
     let bare = common::render(&gpu, &mut r, &frame(-20.0, vec![2]), w, h);
     common::keep("terrain_flat_none", &none);
-    common::keep("terrain_flat_grass", &grass);
+    common::keep("terrain_flat_trees", &trees);
     common::keep("terrain_flat_bare", &bare);
     let low = h * 3 / 4..h;
     let (n, g, b) = (
         mean(&none, low.clone()),
-        mean(&grass, low.clone()),
+        mean(&trees, low.clone()),
         mean(&bare, low),
     );
-    // Grass is greener than it is red and blue; bare ground redder than green and blue; both
+    // Tree cover is greener than it is red and blue; bare ground redder than green and blue; both
     // differ from the sky's own ground (what shows without the chunk).
-    assert!(g[1] > g[0] && g[1] > g[2], "grass {g:?}");
+    assert!(g[1] > g[0] && g[1] > g[2], "trees {g:?}");
     assert!(b[0] > b[1] && b[1] > b[2], "bare {b:?}");
     let diff = |a: [f64; 3], c: [f64; 3]| (0..3).map(|k| (a[k] - c[k]).abs()).sum::<f64>();
     assert!(diff(g, n) > 15.0 && diff(b, n) > 15.0, "{n:?} {g:?} {b:?}");
     // The top rows stay sky in every case.
     let top = 0..h / 8;
-    assert!(diff(mean(&grass, top.clone()), mean(&none, top)) < 1.0);
+    assert!(diff(mean(&trees, top.clone()), mean(&none, top)) < 1.0);
     // A chunk behind the camera is culled, the one below is drawn.
     r.upload_terrain(
         &gpu,
