@@ -12,6 +12,7 @@ mod error;
 pub mod frame;
 pub mod gpu;
 pub mod model;
+pub mod particles;
 pub mod renderer;
 mod shaders;
 pub mod sun;
@@ -25,6 +26,7 @@ pub use frame::{
     Camera, Category, DirectionalLight, Frame, Instance, LodHint, NodePose, SkyParams, Weather,
 };
 pub use gpu::{Gpu, GpuInfo};
+pub use particles::{Particle, ParticleKind, contrail_forms};
 pub use renderer::{FrameStats, ModelHandle, Renderer};
 pub use target::OffscreenTarget;
 pub use terrain::{ChunkError, TerrainChunk, TerrainKey};

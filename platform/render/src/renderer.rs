@@ -3,8 +3,9 @@
 //!
 //! A frame is: the sky-view table (sky.wgsl `fs_lut`), models into the HDR buffer with
 //! reverse-Z depth (pbr.wgsl, instanced per model part), the sky behind them (sky.wgsl
-//! `fs_sky`, drawn only where the depth is still the cleared far plane), then exposure and
-//! tonemapping into the output (tonemap.wgsl).
+//! `fs_sky`, drawn only where the depth is still the cleared far plane), particles over both
+//! (particles.wgsl, see [`crate::particles`]), then exposure and tonemapping into the output
+//! (tonemap.wgsl).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -130,6 +131,7 @@ pub struct Renderer {
     instance_capacity: u64,
     bc_textures: bool,
     stats: FrameStats,
+    particles: crate::particles::ParticlePass,
 }
 
 fn bgl_entry(binding: u32, ty: wgpu::BindingType) -> wgpu::BindGroupLayoutEntry {
@@ -431,6 +433,7 @@ impl Renderer {
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let particles = crate::particles::ParticlePass::new(device, &frame_bgl)?;
         let mut renderer = Renderer {
             white: solid_texture(gpu, "white", [255; 4]),
             flat_normal: solid_texture(gpu, "flat normal", [128, 128, 255, 255]),
@@ -461,6 +464,7 @@ impl Renderer {
             instance_capacity,
             bc_textures: gpu.info.bc_textures,
             stats: FrameStats::default(),
+            particles,
         };
         for c in Category::ALL {
             let h = renderer.upload_model(gpu, &silhouette::silhouette(c), Mat4::IDENTITY);
@@ -482,6 +486,13 @@ impl Renderer {
     /// Whether this device can draw wireframes.
     pub fn wireframe_supported(&self) -> bool {
         self.pbr_pipeline_wireframe.is_some()
+    }
+
+    /// Sets the particles drawn from the next frame on (smoke, contrails, flames, tracers,
+    /// explosions; see [`crate::particles`]). The list stays until replaced, so a paused game or
+    /// a redrawn screenshot shows the same particles; the client sets it every frame it changes.
+    pub fn set_particles(&mut self, particles: &[crate::particles::Particle]) {
+        self.particles.set(particles);
     }
 
     /// What the last frame drew.
@@ -972,6 +983,7 @@ impl Renderer {
             ],
         });
 
+        self.particles.prepare(device, &gpu.queue, camera.position);
         let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
@@ -1043,6 +1055,8 @@ impl Renderer {
             pass.set_pipeline(&self.sky_pipeline);
             pass.set_bind_group(0, &frame_bind, &[]);
             pass.draw(0..3, 0..1);
+            // Particles last: blended over the models, terrain and sky, depth-tested only.
+            self.particles.draw(&mut pass);
         }
         {
             let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -1063,6 +1077,7 @@ impl Renderer {
         self.stats.batches = batches.len();
         self.stats.terrain_chunks = terrain_draws.len();
         self.stats.terrain_culled = terrain_culled;
+        self.stats.particles = self.particles.drawn();
         self.terrain.end_frame();
         Ok(())
     }
@@ -1192,6 +1207,8 @@ pub struct FrameStats {
     pub terrain_chunks: usize,
     /// Terrain chunks culled (behind the camera or outside the view).
     pub terrain_culled: usize,
+    /// Particles drawn.
+    pub particles: usize,
 }
 
 /// The left, right, bottom and top planes of a view-projection (camera-relative), normalised so

@@ -1,0 +1,163 @@
+// Particles: camera-facing billboards (tracers stretched along their velocity), one instanced
+// draw after the opaque geometry and the sky, premultiplied-alpha blending: smoke and contrails
+// are lit by the sun and the sky and blended "over" (alpha = opacity); flames, tracers and
+// explosions are emissive and added (alpha 0). Fogged with the same aerial perspective as the
+// models (pbr.wgsl).
+//
+// Keep `Frame` in sync with `FrameUniforms` in platform/render/src/renderer.rs and `PIn` with
+// `GpuParticle` in platform/render/src/particles.rs.
+
+struct Frame {
+    view_proj: mat4x4<f32>,
+    inv_view_proj: mat4x4<f32>,
+    up_alt: vec4<f32>,
+    sun_dir: vec4<f32>,     // w = 1 when the atmosphere is drawn
+    sun_irr: vec4<f32>,
+    sky_irr: vec4<f32>,
+    ground_irr: vec4<f32>,
+    fog: vec4<f32>,         // fog density per metre, cloud cover, planet radius, TOA sun irradiance
+    sky_x: vec4<f32>,
+    sky_z: vec4<f32>,
+    light_dir: array<vec4<f32>, 4>,
+    light_col: array<vec4<f32>, 4>,
+    counts: vec4<f32>,      // light count, viewport width, height, fog start distance
+};
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+@group(0) @binding(1) var sky_lut: texture_2d<f32>;
+@group(0) @binding(2) var lut_sampler: sampler;
+
+const PI: f32 = 3.14159265;
+const RAYLEIGH: vec3<f32> = vec3<f32>(5.802e-6, 13.558e-6, 33.1e-6);
+const MIE_EXTINCT: f32 = 4.40e-6;
+// particles.rs TRACER_STREAK_S
+const STREAK_S: f32 = 0.03;
+
+const KIND_SMOKE: u32 = 0u;
+const KIND_CONTRAIL: u32 = 1u;
+const KIND_FLAME: u32 = 2u;
+const KIND_TRACER: u32 = 3u;
+const KIND_EXPLOSION: u32 = 4u;
+
+struct PIn {
+    @location(0) pos_size: vec4<f32>,  // camera-relative position, radius
+    @location(1) color: vec4<f32>,     // albedo or radiance, opacity
+    @location(2) vel_kind: vec4<f32>,  // world velocity, kind
+};
+
+struct VsOut {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) uv: vec2<f32>,        // -1…1 across the quad (y along a tracer)
+    @location(1) color: vec4<f32>,
+    @location(2) rel_pos: vec3<f32>,
+    @location(3) @interpolate(flat) kind: u32,
+};
+
+@vertex
+fn vs_main(@builtin(vertex_index) vi: u32, in: PIn) -> VsOut {
+    var corners = array<vec2<f32>, 6>(
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0));
+    let c = corners[vi];
+    let p = in.pos_size.xyz;
+    let size = in.pos_size.w;
+    let kind = u32(in.vel_kind.w + 0.5);
+    let dist = length(p);
+    let d = select(vec3<f32>(0.0, 0.0, -1.0), p / dist, dist > 1e-6);
+    let vel = in.vel_kind.xyz;
+    let speed = length(vel);
+    var right: vec3<f32>;
+    var up: vec3<f32>;
+    var half_len = size;
+    var r = cross(d, frame.up_alt.xyz);
+    if (kind == KIND_TRACER && speed > 1e-3) {
+        up = vel / speed;
+        r = cross(up, d);
+        half_len = max(size, 0.5 * speed * STREAK_S);
+    }
+    if (dot(r, r) < 1e-10) {
+        r = cross(d, vec3<f32>(1.0, 0.0, 0.0));
+        if (dot(r, r) < 1e-10) {
+            r = cross(d, vec3<f32>(0.0, 0.0, 1.0));
+        }
+    }
+    right = normalize(r);
+    if (!(kind == KIND_TRACER && speed > 1e-3)) {
+        up = cross(right, d);
+    }
+    let world = p + right * (c.x * size) + up * (c.y * half_len);
+    var out: VsOut;
+    out.pos = frame.view_proj * vec4<f32>(world, 1.0);
+    out.uv = c;
+    out.color = in.color;
+    out.rel_pos = world;
+    out.kind = kind;
+    return out;
+}
+
+fn lut_uv(dir: vec3<f32>) -> vec2<f32> {
+    let up = frame.up_alt.xyz;
+    let el = asin(clamp(dot(dir, up), -1.0, 1.0));
+    let az = atan2(dot(dir, frame.sky_z.xyz), dot(dir, frame.sky_x.xyz));
+    let v = sign(el) * sqrt(abs(el) / (0.5 * PI));
+    return vec2<f32>(fract(az / (2.0 * PI) + 1.0), clamp(v * 0.5 + 0.5, 0.0, 1.0));
+}
+
+@fragment
+fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
+    let r2 = dot(in.uv, in.uv);
+    var rgb: vec3<f32>;
+    var alpha: f32;
+    if (in.kind == KIND_TRACER) {
+        // Bright along the axis, fading towards the sides and the ends.
+        let across = 1.0 - in.uv.x * in.uv.x;
+        let along = 1.0 - in.uv.y * in.uv.y;
+        rgb = in.color.rgb * in.color.a * across * across * sqrt(max(along, 0.0));
+        alpha = 0.0;
+    } else {
+        if (r2 >= 1.0) {
+            discard;
+        }
+        let fall = 1.0 - r2;
+        if (in.kind == KIND_FLAME) {
+            rgb = in.color.rgb * in.color.a * fall * fall;
+            alpha = 0.0;
+        } else if (in.kind == KIND_EXPLOSION) {
+            // A hot, whiter core inside the coloured fireball.
+            let core = pow(fall, 4.0);
+            let hot = mix(in.color.rgb, vec3<f32>(max(in.color.r, max(in.color.g, in.color.b))), core);
+            rgb = hot * in.color.a * fall * (1.0 + 2.0 * core);
+            alpha = 0.0;
+        } else {
+            // Smoke and contrails: a soft puff lit by the sun (forward-scattering medium,
+            // roughly half the sun reaches the side we see) and the sky hemisphere.
+            alpha = clamp(in.color.a * fall * sqrt(fall), 0.0, 1.0);
+            var light = frame.sun_irr.rgb * 0.6 + 0.5 * (frame.sky_irr.rgb + frame.ground_irr.rgb);
+            let count = i32(frame.counts.x);
+            for (var i = 0; i < 4; i = i + 1) {
+                if (i < count) {
+                    light = light + frame.light_col[i].rgb * 0.6;
+                }
+            }
+            rgb = in.color.rgb * light / PI * alpha;
+        }
+    }
+    // Aerial perspective, as pbr.wgsl: extinction on the path; the in-scatter is added in
+    // proportion to the particle's coverage (alpha), since an added glow covers nothing.
+    if (frame.sun_dir.w > 0.5) {
+        let dist = length(in.rel_pos);
+        let v = -in.rel_pos / max(dist, 1e-6);
+        let h = max(frame.up_alt.w + 0.5 * dot(in.rel_pos, frame.up_alt.xyz), 0.0);
+        let air = RAYLEIGH * exp(-h / 8000.0) + vec3<f32>(MIE_EXTINCT * exp(-h / 1200.0));
+        let fog_path = max(dist - frame.counts.w, 0.0);
+        let t = exp(-air * dist - vec3<f32>(frame.fog.x * exp(-h / 1500.0) * fog_path));
+        var dir_h = v * -1.0;
+        let e = dot(dir_h, frame.up_alt.xyz);
+        dir_h = normalize(dir_h - frame.up_alt.xyz * min(e, 0.0));
+        var sky = textureSampleLevel(sky_lut, lut_sampler, lut_uv(dir_h), 0.0).rgb;
+        let lum = dot(sky, vec3<f32>(0.2126, 0.7152, 0.0722));
+        sky = mix(sky, vec3<f32>(lum * 1.1), 0.7 * frame.fog.y);
+        rgb = rgb * t + sky * (vec3<f32>(1.0) - t) * alpha;
+    }
+    return vec4<f32>(rgb, alpha);
+}
