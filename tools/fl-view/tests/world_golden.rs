@@ -9,7 +9,7 @@
 //! at them first). Renders, and on a mismatch `-actual`/`-difference` images, are written under
 //! `<target>/tmp/fl-view-golden/`. Attribution: tests/world-golden/NOTICE.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fl_render::sun::UtcTime;
 use fl_render::{Frame, Gpu, OffscreenTarget, Renderer};
@@ -33,63 +33,15 @@ fn gpu() -> Option<Gpu> {
     }
 }
 
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fl-view-golden");
-    let _ = std::fs::create_dir_all(&d);
-    d
-}
-
-fn flip_mean(reference: &image::RgbaImage, test: &image::RgbaImage) -> (f32, image::RgbImage) {
-    assert_eq!(
-        reference.dimensions(),
-        test.dimensions(),
-        "image sizes differ"
-    );
-    let (w, h) = reference.dimensions();
-    let rgb = |i: &image::RgbaImage| {
-        image::DynamicImage::ImageRgba8(i.clone())
-            .to_rgb8()
-            .into_raw()
-    };
-    let r = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(reference));
-    let t = nv_flip::FlipImageRgb8::with_data(w, h, &rgb(test));
-    let err = nv_flip::flip(r, t, nv_flip::DEFAULT_PIXELS_PER_DEGREE);
-    let pool = nv_flip::FlipPool::from_image(&err);
-    let vis = err.apply_color_lut(&nv_flip::magma_lut());
-    let diff = image::RgbImage::from_raw(w, h, vis.to_vec()).expect("flip image size");
-    (pool.mean(), diff)
+fn golden_dirs() -> fl_golden::GoldenDirs {
+    fl_golden::GoldenDirs::new(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/world-golden"),
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("fl-view-golden"),
+    )
 }
 
 fn check_golden(name: &str, actual: &image::RgbaImage) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/world-golden")
-        .join(format!("{name}.png"));
-    if std::env::var("FL_UPDATE_GOLDEN").as_deref() == Ok("1") {
-        actual.save(&path).expect("write golden");
-        eprintln!("golden {name}: reference rewritten at {}", path.display());
-        return;
-    }
-    let reference = image::open(&path)
-        .unwrap_or_else(|e| {
-            panic!(
-                "golden {}: {e} (FL_UPDATE_GOLDEN=1 writes it)",
-                path.display()
-            )
-        })
-        .to_rgba8();
-    let (mean, diff) = flip_mean(&reference, actual);
-    if mean > THRESHOLD {
-        let a = out_dir().join(format!("{name}-actual.png"));
-        let d = out_dir().join(format!("{name}-difference.png"));
-        actual.save(&a).expect("write actual");
-        diff.save(&d).expect("write difference");
-        panic!(
-            "golden {name}: mean FLIP {mean:.4} > {THRESHOLD}; actual {}, difference {}",
-            a.display(),
-            d.display()
-        );
-    }
-    eprintln!("golden {name}: mean FLIP {mean:.4}");
+    golden_dirs().check(name, actual, THRESHOLD);
 }
 
 /// Fraction of pixels in rows `rows` where `a` and `b` are exactly the same colour (where the
@@ -143,7 +95,7 @@ fn render_pair(
     view: &WorldView,
 ) -> (image::RgbaImage, image::RgbaImage) {
     let (img, stats) = render_world(gpu, renderer, terrain, view).expect("render");
-    let p = out_dir().join(format!("{name}-render.png"));
+    let p = golden_dirs().output_path(&format!("{name}-render.png"));
     img.save(&p).expect("write render");
     eprintln!("render {name}: {} ({stats:?})", p.display());
     assert!(stats.drawn > 0, "{stats:?}");
