@@ -20,6 +20,8 @@ struct Frame {
     light_dir: array<vec4<f32>, 4>,
     light_col: array<vec4<f32>, 4>,
     counts: vec4<f32>,      // light count, viewport width, height, fog start distance
+    shadow_view_proj: mat4x4<f32>, // the sun's shadow map (camera-relative)
+    shadow: vec4<f32>,      // on, texel size (m), map size (texels), covered side (m)
 };
 
 struct Material {
@@ -32,6 +34,8 @@ struct Material {
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var sky_lut: texture_2d<f32>;
 @group(0) @binding(2) var lut_sampler: sampler;
+@group(0) @binding(3) var shadow_map: texture_depth_2d;
+@group(0) @binding(4) var shadow_sampler: sampler_comparison;
 
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var base_tex: texture_2d<f32>;
@@ -76,6 +80,35 @@ fn vs_main(in: VsIn) -> VsOut {
     out.uv = in.uv;
     out.tangent = vec4<f32>(m3 * in.tangent.xyz, in.tangent.w);
     return out;
+}
+
+// The sun's shadow (platform/render/src/shadow.rs): 1 lit … 0 in shadow. 3 × 3 percentage-closer
+// filter; the receiver is pushed `bias_m` metres (at least 1.5 texels) along its normal and
+// `bias_m` towards the sun against acne (models use 0.6 m: their casters are the coarser
+// `_shadow` or LOD meshes, which would otherwise shadow the detailed mesh they wrap); faded out
+// over the outer tenth of the map so its square edge does not show. Kept the same in pbr.wgsl
+// and terrain.wgsl.
+fn sun_shadow(rel_pos: vec3<f32>, n: vec3<f32>, bias_m: f32) -> f32 {
+    if (frame.shadow.x < 0.5) {
+        return 1.0;
+    }
+    let p = frame.shadow_view_proj * vec4<f32>(rel_pos + n * max(1.5 * frame.shadow.y, bias_m), 1.0);
+    let edge = max(abs(p.x), abs(p.y));
+    if (edge >= 1.0 || p.z <= 0.0 || p.z >= 1.0) {
+        return 1.0;
+    }
+    let uv = vec2<f32>(p.x * 0.5 + 0.5, 0.5 - p.y * 0.5);
+    let texel = 1.0 / frame.shadow.z;
+    // The map's depth spans 4 km (shadow.rs SHADOW_DEPTH_M).
+    let ref_z = p.z - bias_m / 4000.0;
+    var lit = 0.0;
+    for (var j = -1; j <= 1; j = j + 1) {
+        for (var i = -1; i <= 1; i = i + 1) {
+            let o = vec2<f32>(f32(i), f32(j)) * texel;
+            lit = lit + textureSampleCompareLevel(shadow_map, shadow_sampler, uv + o, ref_z);
+        }
+    }
+    return mix(lit / 9.0, 1.0, smoothstep(0.9, 1.0, edge));
 }
 
 fn lut_uv(dir: vec3<f32>) -> vec2<f32> {
@@ -144,7 +177,8 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     let f0 = mix(vec3<f32>(0.04), albedo, metallic);
     let a = roughness * roughness;
 
-    var color = direct(n, v, frame.sun_dir.xyz, frame.sun_irr.rgb, albedo, f0, metallic, a);
+    var color = direct(n, v, frame.sun_dir.xyz, frame.sun_irr.rgb * sun_shadow(in.rel_pos, n, 1.5),
+                       albedo, f0, metallic, a);
     let count = i32(frame.counts.x);
     for (var i = 0; i < 4; i = i + 1) {
         if (i < count) {

@@ -15,6 +15,7 @@ pub mod model;
 pub mod particles;
 pub mod renderer;
 mod shaders;
+pub mod shadow;
 pub mod sun;
 pub mod surface;
 pub mod target;

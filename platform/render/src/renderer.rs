@@ -1,7 +1,8 @@
 //! The renderer: pipelines, uploaded models, and drawing a [`Frame`] into an offscreen target
 //! or a window surface.
 //!
-//! A frame is: the sky-view table (sky.wgsl `fs_lut`), models into the HDR buffer with
+//! A frame is: the sky-view table (sky.wgsl `fs_lut`), the sun's shadow map (shadow.wgsl, see
+//! [`crate::shadow`]; sampled by the terrain and the models), models into the HDR buffer with
 //! reverse-Z depth (pbr.wgsl, instanced per model part), the sky behind them (sky.wgsl
 //! `fs_sky`, drawn only where the depth is still the cleared far plane), particles over both
 //! (particles.wgsl, see [`crate::particles`]), then exposure and tonemapping into the output
@@ -54,6 +55,8 @@ struct FrameUniforms {
     light_dir: [[f32; 4]; 4],
     light_col: [[f32; 4]; 4],
     counts: [f32; 4],
+    shadow_view_proj: [[f32; 4]; 4],
+    shadow: [f32; 4],
 }
 
 /// Material constants, as `Material` in pbr.wgsl.
@@ -96,6 +99,8 @@ struct GpuFamily {
     lods: Vec<GpuModel>,
     body_from_mesh: Mat4,
     radius: f32,
+    /// The `_shadow` mesh, drawn into the sun's shadow map instead of the model.
+    shadow: Option<GpuModel>,
 }
 
 /// The renderer: create once per device, upload models, draw frames.
@@ -132,6 +137,7 @@ pub struct Renderer {
     bc_textures: bool,
     stats: FrameStats,
     particles: crate::particles::ParticlePass,
+    shadow: crate::shadow::ShadowPass,
 }
 
 fn bgl_entry(binding: u32, ty: wgpu::BindingType) -> wgpu::BindGroupLayoutEntry {
@@ -187,7 +193,24 @@ impl Renderer {
         });
         let frame_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("frame"),
-            entries: &[uniform_entry(0), texture_entry(1, true), sampler_entry(2)],
+            entries: &[
+                uniform_entry(0),
+                texture_entry(1, true),
+                sampler_entry(2),
+                // The sun's shadow map and its comparison sampler (shadow.rs).
+                bgl_entry(
+                    3,
+                    wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Depth,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                ),
+                bgl_entry(
+                    4,
+                    wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                ),
+            ],
         });
         let material_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("material"),
@@ -434,6 +457,8 @@ impl Renderer {
             mapped_at_creation: false,
         });
         let particles = crate::particles::ParticlePass::new(device, &frame_bgl)?;
+        let shadow =
+            crate::shadow::ShadowPass::new(device, size_of::<crate::model::Vertex>() as u64)?;
         let mut renderer = Renderer {
             white: solid_texture(gpu, "white", [255; 4]),
             flat_normal: solid_texture(gpu, "flat normal", [128, 128, 255, 255]),
@@ -465,6 +490,7 @@ impl Renderer {
             bc_textures: gpu.info.bc_textures,
             stats: FrameStats::default(),
             particles,
+            shadow,
         };
         for c in Category::ALL {
             let h = renderer.upload_model(gpu, &silhouette::silhouette(c), Mat4::IDENTITY);
@@ -547,6 +573,7 @@ impl Renderer {
             lods: Vec::new(),
             body_from_mesh,
             radius,
+            shadow: None,
         });
         ModelHandle(self.families.len() as u32 - 1)
     }
@@ -561,11 +588,16 @@ impl Renderer {
             .iter()
             .map(|m| self.upload_one(gpu, m, &mut views))
             .collect();
+        let shadow = family
+            .shadow
+            .as_ref()
+            .map(|m| self.upload_one(gpu, m, &mut views));
         self.families.push(GpuFamily {
             base,
             lods,
             body_from_mesh: family.body_from_mesh,
             radius: model_radius(&family.base),
+            shadow,
         });
         ModelHandle(self.families.len() as u32 - 1)
     }
@@ -832,6 +864,18 @@ impl Renderer {
             light_col[i] = l.color.extend(0.0).to_array();
         }
         let atmosphere = if frame.sky.atmosphere { 1.0 } else { 0.0 };
+        // The sun's shadow map (shadow.rs): none when the sun is off or below the horizon.
+        let light = (frame.sky.sun_intensity > 0.0)
+            .then(|| {
+                crate::shadow::light_matrix(
+                    camera.position,
+                    camera.forward(),
+                    up.as_dvec3(),
+                    frame.sky.sun_direction,
+                )
+            })
+            .flatten();
+        let (shadow_view_proj, shadow) = crate::shadow::receiver_uniforms(light);
         let u = FrameUniforms {
             view_proj: matrices.view_proj.to_cols_array_2d(),
             inv_view_proj: matrices.view_proj.inverse().to_cols_array_2d(),
@@ -863,6 +907,8 @@ impl Renderer {
                 scene.height as f32,
                 frame.sky.weather.fog_start_m.max(0.0),
             ],
+            shadow_view_proj,
+            shadow,
         };
         gpu.queue
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
@@ -942,6 +988,30 @@ impl Renderer {
                 .write_buffer(&self.terrain_offsets, 0, bytemuck::cast_slice(&offsets));
         }
 
+        let shadow_batches = match &light {
+            Some(l) => self.shadow_batches(frame, l),
+            None => Vec::new(),
+        };
+        let shadow_matrices: Vec<Mat4> = shadow_batches
+            .iter()
+            .flat_map(|(_, _, m)| m.iter().copied())
+            .collect();
+        self.shadow.upload(device, &gpu.queue, &shadow_matrices);
+        let mut shadow_draws = Vec::new();
+        let mut first = 0u32;
+        for (family, part, m) in &shadow_batches {
+            let model = shadow_model(&self.families[*family]);
+            for prim in &model.parts[*part].primitives {
+                shadow_draws.push(crate::shadow::ShadowDraw {
+                    vertices: &prim.vertices,
+                    indices: &prim.indices,
+                    index_count: prim.index_count,
+                    instances: first..first + m.len() as u32,
+                });
+            }
+            first += m.len() as u32;
+        }
+
         let uniform_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("frame uniforms"),
             layout: &self.uniform_bgl,
@@ -966,6 +1036,14 @@ impl Renderer {
                     binding: 2,
                     resource: wgpu::BindingResource::Sampler(&self.lut_sampler),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::TextureView(&self.shadow.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: wgpu::BindingResource::Sampler(&self.shadow.sampler),
+                },
             ],
         });
         let tonemap_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -987,6 +1065,8 @@ impl Renderer {
         let mut enc = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
+        self.shadow
+            .encode(&gpu.queue, &mut enc, light, &shadow_draws);
         if frame.sky.atmosphere {
             let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("sky table"),
@@ -1256,4 +1336,76 @@ fn color_attachment(view: &wgpu::TextureView) -> wgpu::RenderPassColorAttachment
 fn model_radius(data: &ModelData) -> f32 {
     data.bounds()
         .map_or(1.0, |(lo, hi)| lo.length().max(hi.length()).max(0.1))
+}
+
+/// What a family draws into the shadow map: its `_shadow` mesh, else its coarsest level of
+/// detail, else its base.
+fn shadow_model(f: &GpuFamily) -> &GpuModel {
+    f.shadow.as_ref().or(f.lods.last()).unwrap_or(&f.base)
+}
+
+impl Renderer {
+    /// The shadow casters: instances whose bounding sphere lies in the shadow map's column
+    /// (`light`, camera-relative), whether or not they are in view, each part of its
+    /// [`shadow_model`] in the file's pose (articulation is not applied to shadows), grouped by
+    /// (family, part); at most [`MAX_DRAWN_PARTS`] matrices in all.
+    fn shadow_batches(&self, frame: &Frame, light: &Mat4) -> Vec<(usize, usize, Vec<Mat4>)> {
+        let camera = frame.camera.position;
+        let mut groups: BTreeMap<(usize, usize), Vec<Mat4>> = BTreeMap::new();
+        let mut room = MAX_DRAWN_PARTS;
+        for inst in &frame.instances {
+            let Some(family) = self.families.get(inst.model.0 as usize) else {
+                continue;
+            };
+            if !inst.position.is_finite() {
+                continue;
+            }
+            let scale = if inst.scale.is_finite() && inst.scale > 0.0 {
+                inst.scale
+            } else {
+                1.0
+            };
+            let rel = (inst.position - camera).as_vec3();
+            if !crate::shadow::covers(light, rel, family.radius * scale) {
+                continue;
+            }
+            let model = shadow_model(family);
+            let base = relative_model_matrix(
+                camera,
+                inst.position,
+                sanitize_quat(inst.orientation),
+                f64::from(scale),
+            ) * family.body_from_mesh;
+            for (pi, part) in model.parts.iter().enumerate() {
+                let show = if inst.damaged {
+                    part.damage || !part.has_damage_variant
+                } else {
+                    !part.damage
+                };
+                if !show || part.primitives.is_empty() || room == 0 {
+                    continue;
+                }
+                let mut m = Mat4::IDENTITY;
+                let mut at = Some(part.node);
+                let mut depth = 0;
+                while let Some(n) = at {
+                    let Some(node) = model.data_nodes.get(n) else {
+                        break;
+                    };
+                    m = node.local_matrix() * m;
+                    at = node.parent;
+                    depth += 1;
+                    if depth > crate::model::MAX_DEPTH {
+                        break;
+                    }
+                }
+                groups
+                    .entry((inst.model.0 as usize, pi))
+                    .or_default()
+                    .push(base * m);
+                room -= 1;
+            }
+        }
+        groups.into_iter().map(|((f, p), m)| (f, p, m)).collect()
+    }
 }
