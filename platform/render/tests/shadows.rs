@@ -4,6 +4,8 @@
 
 mod common;
 
+use fl_render::model::ModelFamily;
+use fl_render::model::silhouette::silhouette;
 use fl_render::terrain::TerrainChunk;
 use fl_render::{Camera, Category, Frame, Instance, Renderer, SkyParams};
 use glam::{DQuat, DVec3};
@@ -140,6 +142,43 @@ fn an_aircraft_casts_its_shadow_where_the_sun_says() {
         let p = ground_px(x, z);
         assert_eq!(night.get_pixel(p.0, p.1), night_bare.get_pixel(p.0, p.1));
     }
+}
+
+#[test]
+fn a_family_casts_from_its_shadow_mesh() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut renderer = Renderer::new(&gpu).expect("renderer");
+    renderer.upload_terrain(&gpu, &flat_chunk()).expect("chunk");
+    // The aircraft silhouette drawn, with the 20 m structure box as its `_shadow` mesh: the
+    // ground shaded is the box's shadow, not the aircraft's.
+    let family = |shadow| ModelFamily {
+        base: silhouette(Category::Aircraft),
+        lods: Vec::new(),
+        shadow,
+        camera_anchor: None,
+        body_from_mesh: glam::Mat4::IDENTITY,
+        warnings: Vec::new(),
+    };
+    let with_proxy = renderer.upload_family(&gpu, &family(Some(silhouette(Category::Structure))));
+    let plain = renderer.upload_family(&gpu, &family(None));
+    let sun = DVec3::new(1.0, 1.0, 0.0).normalize();
+    let at = |h| {
+        Some(Instance::new(
+            h,
+            DVec3::new(0.0, 10.0, 0.0),
+            DQuat::IDENTITY,
+        ))
+    };
+    let proxy = common::render(&gpu, &mut renderer, &frame(sun, at(with_proxy)), SIZE, SIZE);
+    common::keep("shadow_proxy", &proxy);
+    let model = common::render(&gpu, &mut renderer, &frame(sun, at(plain)), SIZE, SIZE);
+    // (−20, −8) lies in the box's shadow (x −30…0, z ±10) and outside the aircraft's.
+    let p = ground_px(-20.0, -8.0);
+    let (a, b) = (lum(&proxy, p), lum(&model, p));
+    assert!(a < 0.7 * b, "the shadow mesh does not cast: {a} vs {b}");
+    // The aircraft, not the box, is what is seen: the pixel 8 m east at z −8 is ground in both.
+    let q = ground_px(8.0, -8.0);
+    assert!((lum(&proxy, q) - lum(&model, q)).abs() < 1.0);
 }
 
 #[test]
