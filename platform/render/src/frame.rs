@@ -3,8 +3,9 @@
 //! an entity, a packet or a flight model.
 //!
 //! Terrain chunks (a vertex grid relative to a chunk origin in f64, with a land-cover class per
-//! vertex) are uploaded once and referred to by key. Later additions keep this shape: particles
-//! and egui paint jobs become further fields of [`Frame`].
+//! vertex) are uploaded once and referred to by key. Particles are handed over beside the frame
+//! ([`crate::Renderer::set_particles`]) so that the struct literals other crates build stay
+//! valid; egui paint jobs come next.
 
 use glam::{DQuat, DVec3, Quat, Vec3};
 
