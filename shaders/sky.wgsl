@@ -19,6 +19,10 @@ struct Frame {
     light_dir: array<vec4<f32>, 4>,
     light_col: array<vec4<f32>, 4>,
     counts: vec4<f32>,      // light count, viewport width, height
+    shadow_view_proj: mat4x4<f32>,
+    shadow: vec4<f32>,
+    moon_dir: vec4<f32>,    // towards the moon (world); w = 1 when it is drawn
+    moon_rad: vec4<f32>,    // the full disc's radiance after the air
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;
@@ -36,6 +40,7 @@ const MIE_G: f32 = 0.8;
 const OZONE: vec3<f32> = vec3<f32>(0.650e-6, 1.881e-6, 0.085e-6);
 const GROUND_ALBEDO: f32 = 0.12;
 const SUN_COS_RADIUS: f32 = 0.9999891; // cos(0.2675 deg)
+const MOON_SIN_RADIUS: f32 = 0.0045204; // sin(0.259 deg)
 
 struct VsOut {
     @builtin(position) pos: vec4<f32>,
@@ -169,5 +174,29 @@ fn fs_sky(in: VsOut) -> @location(0) vec4<f32> {
         let solid_angle = 2.0 * PI * (1.0 - SUN_COS_RADIUS);
         l = l + frame.sun_irr.rgb / solid_angle;
     }
+    l = l + moon_disc(dir);
     return vec4<f32>(l, 1.0);
+}
+
+// The moon's disc: a Lambertian sphere lit from the sun's direction (the sun is far enough that
+// its direction from the moon is the same as from here), so the phase draws itself.
+fn moon_disc(dir: vec3<f32>) -> vec3<f32> {
+    if (frame.moon_dir.w < 0.5) {
+        return vec3<f32>(0.0);
+    }
+    let m = frame.moon_dir.xyz;
+    let along = dot(dir, m);
+    if (along <= 0.0) {
+        return vec3<f32>(0.0);
+    }
+    // Where on the disc (0 centre, 1 limb), as seen from here.
+    let off = (dir - m * along) / MOON_SIN_RADIUS;
+    let r2 = dot(off, off);
+    if (r2 >= 1.0) {
+        return vec3<f32>(0.0);
+    }
+    // The sphere's normal at that point faces back towards us (−m) and out to the limb.
+    let n = off - m * sqrt(1.0 - r2);
+    let lit = max(dot(n, frame.sun_dir.xyz), 0.0);
+    return frame.moon_rad.rgb * lit;
 }

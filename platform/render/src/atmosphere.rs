@@ -132,6 +132,39 @@ fn luminance(c: Vec3) -> f32 {
     c.dot(Vec3::new(0.2126, 0.7152, 0.0722))
 }
 
+/// The moon's uniforms for the sky shader: its direction (w = 1 when drawn) and the radiance of
+/// the full disc after the air between it and the camera (the phase is shaded on the GPU from
+/// the sun's direction). Nothing when there is no moon, no atmosphere or the moon is below the
+/// camera's horizon.
+pub fn moon_uniforms(sky: &SkyParams, camera_position: DVec3) -> ([f32; 4], [f32; 4]) {
+    let Some(moon) = sky
+        .moon_direction
+        .filter(|m| m.is_finite() && sky.atmosphere)
+    else {
+        return ([0.0; 4], [0.0; 4]);
+    };
+    let moon = moon.normalize_or(DVec3::Y);
+    let rel = camera_position - sky.planet_centre;
+    let up = rel.normalize_or(DVec3::Y);
+    let altitude = (rel.length() - sky.planet_radius_m) as f32;
+    let cos_zenith = moon.dot(up) as f32;
+    // The horizon dips below the local horizontal as the camera climbs.
+    let dip = (sky.planet_radius_m / rel.length().max(sky.planet_radius_m)).acos() as f32;
+    if cos_zenith < -dip.sin() {
+        return ([0.0; 4], [0.0; 4]);
+    }
+    let t = transmittance(sky.planet_radius_m as f32, altitude, cos_zenith);
+    let solid_angle = std::f64::consts::TAU * (1.0 - crate::moon::MOON_ANGULAR_RADIUS_RAD.cos());
+    let radiance =
+        (f64::from(SUN_IRRADIANCE) * crate::moon::FULL_MOON_IRRADIANCE_RATIO / solid_angle) as f32;
+    let cloud = sky.weather.cloud_cover.clamp(0.0, 1.0);
+    let rad = t * radiance * (1.0 - 0.8 * cloud);
+    (
+        moon.as_vec3().extend(1.0).to_array(),
+        rad.extend(0.0).to_array(),
+    )
+}
+
 /// The frame's lighting for a camera at `camera_position` under `sky`.
 pub fn sky_lighting(sky: &SkyParams, camera_position: DVec3) -> SkyLighting {
     let rel = camera_position - sky.planet_centre;

@@ -133,6 +133,10 @@ pub struct SkyParams {
     pub atmosphere: bool,
     /// Scale of the sun's light on surfaces (1 = physical; 0 turns the sun off).
     pub sun_intensity: f32,
+    /// World direction towards the moon (unit), or `None` for no moon. [`SkyParams::at`] and
+    /// [`SkyParams::at_julian_day`] set it from the ephemeris in [`crate::moon`]; the sky draws
+    /// its disc, lit on the side that faces the sun.
+    pub moon_direction: Option<DVec3>,
 }
 
 /// fl-flight's planet radius, metres.
@@ -149,19 +153,26 @@ impl SkyParams {
             exposure: None,
             atmosphere: true,
             sun_intensity: 1.0,
+            moon_direction: None,
         }
     }
 
     /// The sky at a UTC time: the sun's world direction from the ephemeris in [`crate::sun`].
     pub fn at(time: crate::sun::UtcTime) -> Self {
-        SkyParams::with_sun(crate::sun::sun_direction_world(time))
+        SkyParams::at_days(time.days_since_j2000())
     }
 
     /// The sky at a Julian Day (the weather message's shared UTC clock, `utcJulianDay`).
     pub fn at_julian_day(julian_day: f64) -> Self {
-        SkyParams::with_sun(crate::sun::sun_direction_at_days(
-            julian_day - crate::sun::J2000_JULIAN_DAY,
-        ))
+        SkyParams::at_days(julian_day - crate::sun::J2000_JULIAN_DAY)
+    }
+
+    /// The sky `n` days after J2000.0: the sun and the moon where the ephemerides put them.
+    fn at_days(n: f64) -> Self {
+        SkyParams {
+            moon_direction: Some(crate::moon::moon_direction_at_days(n)),
+            ..SkyParams::with_sun(crate::sun::sun_direction_at_days(n))
+        }
     }
 
     /// Studio lighting: no atmosphere, no sun; pair with [`Frame::lights`].

@@ -12,6 +12,7 @@ mod error;
 pub mod frame;
 pub mod gpu;
 pub mod model;
+pub mod moon;
 pub mod particles;
 pub mod renderer;
 mod shaders;

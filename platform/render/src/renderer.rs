@@ -57,6 +57,10 @@ struct FrameUniforms {
     counts: [f32; 4],
     shadow_view_proj: [[f32; 4]; 4],
     shadow: [f32; 4],
+    /// Towards the moon (world); w = 1 when it is drawn.
+    moon_dir: [f32; 4],
+    /// The full moon disc's radiance after the air between it and the camera.
+    moon_rad: [f32; 4],
 }
 
 /// Material constants, as `Material` in pbr.wgsl.
@@ -876,6 +880,7 @@ impl Renderer {
             })
             .flatten();
         let (shadow_view_proj, shadow) = crate::shadow::receiver_uniforms(light);
+        let (moon_dir, moon_rad) = crate::atmosphere::moon_uniforms(&frame.sky, camera.position);
         let u = FrameUniforms {
             view_proj: matrices.view_proj.to_cols_array_2d(),
             inv_view_proj: matrices.view_proj.inverse().to_cols_array_2d(),
@@ -909,6 +914,8 @@ impl Renderer {
             ],
             shadow_view_proj,
             shadow,
+            moon_dir,
+            moon_rad,
         };
         gpu.queue
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));
