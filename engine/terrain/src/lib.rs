@@ -7,6 +7,7 @@
 //! * [`tile`]: a tile's PNG files and names;
 //! * [`pack`]: the stack's theaters and tile files, and each pack's terrain digest;
 //! * [`store`]: decoded tiles in a byte-bounded cache, synchronous and background loading;
+//! * [`stream`]: per-frame terrain streaming (what to draw, request, upload and evict);
 //! * [`base`]: the procedural planet under every pack;
 //! * `skirt`: the land a pack's theaters continue into (the base around them);
 //! * [`terrain`]: the surface (finest level, level and theater edge blends, base), the floor.
@@ -19,6 +20,7 @@ pub mod cube;
 pub mod pack;
 mod skirt;
 pub mod store;
+pub mod stream;
 pub mod terrain;
 pub mod tile;
 
