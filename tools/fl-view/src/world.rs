@@ -4,8 +4,9 @@
 //!
 //! Owns turning a camera given as latitude, longitude, altitude, heading and pitch into an
 //! `fl_render::Frame` with terrain chunks, and the one-shot (synchronous) chunk build. Must not:
-//! keep state between renders (the game client streams chunks with
-//! `fl_terrain::chunks::ChunkBuilder` instead).
+//! keep state between renders (a live view streams chunks with `fl_terrain::stream::TerrainStream`
+//! over a `fl_terrain::chunks::ChunkBuilder` instead; an image cannot show a stand-in, so the
+//! one-shot path builds every visible chunk of the selection before drawing).
 
 use std::time::Instant;
 
