@@ -4,32 +4,12 @@
 // explosions are emissive and added (alpha 0). Fogged with the same aerial perspective as the
 // models (pbr.wgsl).
 //
-// Keep `Frame` in sync with `FrameUniforms` in platform/render/src/renderer.rs and `PIn` with
-// `GpuParticle` in platform/render/src/particles.rs.
+// Keep `PIn` in sync with `GpuParticle` in platform/render/src/particles.rs. `Frame`, `frame`,
+// PI, the air's constants and `lut_uv` come from common.wgsl (appended).
 
-struct Frame {
-    view_proj: mat4x4<f32>,
-    inv_view_proj: mat4x4<f32>,
-    up_alt: vec4<f32>,
-    sun_dir: vec4<f32>,     // w = 1 when the atmosphere is drawn
-    sun_irr: vec4<f32>,
-    sky_irr: vec4<f32>,
-    ground_irr: vec4<f32>,
-    fog: vec4<f32>,         // fog density per metre, cloud cover, planet radius, TOA sun irradiance
-    sky_x: vec4<f32>,
-    sky_z: vec4<f32>,
-    light_dir: array<vec4<f32>, 4>,
-    light_col: array<vec4<f32>, 4>,
-    counts: vec4<f32>,      // light count, viewport width, height, fog start distance
-};
-
-@group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var sky_lut: texture_2d<f32>;
 @group(0) @binding(2) var lut_sampler: sampler;
 
-const PI: f32 = 3.14159265;
-const RAYLEIGH: vec3<f32> = vec3<f32>(5.802e-6, 13.558e-6, 33.1e-6);
-const MIE_EXTINCT: f32 = 4.40e-6;
 // particles.rs TRACER_STREAK_S
 const STREAK_S: f32 = 0.03;
 
@@ -93,14 +73,6 @@ fn vs_main(@builtin(vertex_index) vi: u32, in: PIn) -> VsOut {
     out.rel_pos = world;
     out.kind = kind;
     return out;
-}
-
-fn lut_uv(dir: vec3<f32>) -> vec2<f32> {
-    let up = frame.up_alt.xyz;
-    let el = asin(clamp(dot(dir, up), -1.0, 1.0));
-    let az = atan2(dot(dir, frame.sky_z.xyz), dot(dir, frame.sky_x.xyz));
-    let v = sign(el) * sqrt(abs(el) / (0.5 * PI));
-    return vec2<f32>(fract(az / (2.0 * PI) + 1.0), clamp(v * 0.5 + 0.5, 0.0, 1.0));
 }
 
 @fragment

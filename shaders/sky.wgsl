@@ -3,38 +3,14 @@
 // full-screen sky that samples it and adds the sun's disc. The table is small (192 x 108), so
 // the expensive march costs the same at any resolution, which keeps lavapipe at 1280x720 cheap.
 //
-// Keep `Frame` in sync with `FrameUniforms` in platform/render/src/renderer.rs.
+// `Frame`, `frame`, PI, the air's constants and `lut_uv` come from common.wgsl (appended).
 
-struct Frame {
-    view_proj: mat4x4<f32>,
-    inv_view_proj: mat4x4<f32>,
-    up_alt: vec4<f32>,      // local up at the camera (world), altitude in metres
-    sun_dir: vec4<f32>,     // towards the sun (world); w = 1 when the atmosphere is drawn
-    sun_irr: vec4<f32>,     // direct sun irradiance at the camera
-    sky_irr: vec4<f32>,     // sky irradiance on an up-facing surface; w = exposure
-    ground_irr: vec4<f32>,  // irradiance on a down-facing surface
-    fog: vec4<f32>,         // fog density per metre, cloud cover, planet radius, TOA sun irradiance
-    sky_x: vec4<f32>,       // horizontal axis towards the sun's azimuth (world)
-    sky_z: vec4<f32>,       // the third axis of the sky frame (world)
-    light_dir: array<vec4<f32>, 4>,
-    light_col: array<vec4<f32>, 4>,
-    counts: vec4<f32>,      // light count, viewport width, height
-    shadow_view_proj: mat4x4<f32>,
-    shadow: vec4<f32>,
-    moon_dir: vec4<f32>,    // towards the moon (world); w = 1 when it is drawn
-    moon_rad: vec4<f32>,    // the full disc's radiance after the air
-};
-
-@group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var sky_lut: texture_2d<f32>;
 @group(0) @binding(2) var lut_sampler: sampler;
 
-const PI: f32 = 3.14159265;
 const ATMO_H: f32 = 100000.0;
-const RAYLEIGH: vec3<f32> = vec3<f32>(5.802e-6, 13.558e-6, 33.1e-6);
 const RAYLEIGH_H: f32 = 8000.0;
 const MIE_SCATTER: f32 = 3.996e-6;
-const MIE_EXTINCT: f32 = 4.40e-6;
 const MIE_H: f32 = 1200.0;
 const MIE_G: f32 = 0.8;
 const OZONE: vec3<f32> = vec3<f32>(0.650e-6, 1.881e-6, 0.085e-6);
@@ -149,14 +125,6 @@ fn fs_lut(in: VsOut) -> @location(0) vec4<f32> {
 }
 
 // The table's coordinates for a world direction.
-fn lut_uv(dir: vec3<f32>) -> vec2<f32> {
-    let up = frame.up_alt.xyz;
-    let el = asin(clamp(dot(dir, up), -1.0, 1.0));
-    let az = atan2(dot(dir, frame.sky_z.xyz), dot(dir, frame.sky_x.xyz));
-    let v = sign(el) * sqrt(abs(el) / (0.5 * PI));
-    return vec2<f32>(fract(az / (2.0 * PI) + 1.0), clamp(v * 0.5 + 0.5, 0.0, 1.0));
-}
-
 @fragment
 fn fs_sky(in: VsOut) -> @location(0) vec4<f32> {
     if (frame.sun_dir.w < 0.5) {

@@ -4,35 +4,14 @@
 // sun, the extra lights and the sky's hemisphere light; the same aerial perspective (haze and
 // fog, coloured by the sky table) as the models in pbr.wgsl.
 //
-// Keep `Frame` in sync with `FrameUniforms` in platform/render/src/renderer.rs.
+// `Frame`, `frame`, PI, the air's constants and `lut_uv` come from common.wgsl, `sun_shadow`
+// from shadow_receive.wgsl (both appended).
 
-struct Frame {
-    view_proj: mat4x4<f32>,
-    inv_view_proj: mat4x4<f32>,
-    up_alt: vec4<f32>,
-    sun_dir: vec4<f32>,     // w = 1 when the atmosphere is drawn
-    sun_irr: vec4<f32>,
-    sky_irr: vec4<f32>,
-    ground_irr: vec4<f32>,
-    fog: vec4<f32>,         // fog density per metre, cloud cover, planet radius, TOA sun irradiance
-    sky_x: vec4<f32>,
-    sky_z: vec4<f32>,
-    light_dir: array<vec4<f32>, 4>,
-    light_col: array<vec4<f32>, 4>,
-    counts: vec4<f32>,      // light count, viewport width, height, fog start distance
-    shadow_view_proj: mat4x4<f32>, // the sun's shadow map (camera-relative)
-    shadow: vec4<f32>,      // on, texel size (m), map size (texels), covered side (m)
-};
-
-@group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var sky_lut: texture_2d<f32>;
 @group(0) @binding(2) var lut_sampler: sampler;
 @group(0) @binding(3) var shadow_map: texture_depth_2d;
 @group(0) @binding(4) var shadow_sampler: sampler_comparison;
 
-const PI: f32 = 3.14159265;
-const RAYLEIGH: vec3<f32> = vec3<f32>(5.802e-6, 13.558e-6, 33.1e-6);
-const MIE_EXTINCT: f32 = 4.40e-6;
 
 struct VsIn {
     @location(0) position: vec3<f32>,
@@ -108,43 +87,6 @@ fn vs_main(in: VsIn) -> VsOut {
     out.normal = n;
     out.albedo = albedo;
     return out;
-}
-
-// The sun's shadow (platform/render/src/shadow.rs): 1 lit … 0 in shadow. 3 × 3 percentage-closer
-// filter; the receiver is pushed `bias_m` metres (at least 1.5 texels) along its normal and
-// `bias_m` towards the sun against acne (models use 0.6 m: their casters are the coarser
-// `_shadow` or LOD meshes, which would otherwise shadow the detailed mesh they wrap); faded out
-// over the outer tenth of the map so its square edge does not show. Kept the same in pbr.wgsl
-// and terrain.wgsl.
-fn sun_shadow(rel_pos: vec3<f32>, n: vec3<f32>, bias_m: f32) -> f32 {
-    if (frame.shadow.x < 0.5) {
-        return 1.0;
-    }
-    let p = frame.shadow_view_proj * vec4<f32>(rel_pos + n * max(1.5 * frame.shadow.y, bias_m), 1.0);
-    let edge = max(abs(p.x), abs(p.y));
-    if (edge >= 1.0 || p.z <= 0.0 || p.z >= 1.0) {
-        return 1.0;
-    }
-    let uv = vec2<f32>(p.x * 0.5 + 0.5, 0.5 - p.y * 0.5);
-    let texel = 1.0 / frame.shadow.z;
-    // The map's depth spans 4 km (shadow.rs SHADOW_DEPTH_M).
-    let ref_z = p.z - bias_m / 4000.0;
-    var lit = 0.0;
-    for (var j = -1; j <= 1; j = j + 1) {
-        for (var i = -1; i <= 1; i = i + 1) {
-            let o = vec2<f32>(f32(i), f32(j)) * texel;
-            lit = lit + textureSampleCompareLevel(shadow_map, shadow_sampler, uv + o, ref_z);
-        }
-    }
-    return mix(lit / 9.0, 1.0, smoothstep(0.9, 1.0, edge));
-}
-
-fn lut_uv(dir: vec3<f32>) -> vec2<f32> {
-    let up = frame.up_alt.xyz;
-    let el = asin(clamp(dot(dir, up), -1.0, 1.0));
-    let az = atan2(dot(dir, frame.sky_z.xyz), dot(dir, frame.sky_x.xyz));
-    let v = sign(el) * sqrt(abs(el) / (0.5 * PI));
-    return vec2<f32>(fract(az / (2.0 * PI) + 1.0), clamp(v * 0.5 + 0.5, 0.0, 1.0));
 }
 
 @fragment

@@ -1,25 +1,8 @@
 // Exposure and tonemapping: the HDR scene (linear radiance) to the display target. The target
 // is an sRGB format, so this writes linear values and the hardware encodes them.
 //
-// Keep `Frame` in sync with `FrameUniforms` in platform/render/src/renderer.rs.
+// `Frame`, `frame`, PI, the air's constants and `lut_uv` come from common.wgsl (appended).
 
-struct Frame {
-    view_proj: mat4x4<f32>,
-    inv_view_proj: mat4x4<f32>,
-    up_alt: vec4<f32>,
-    sun_dir: vec4<f32>,
-    sun_irr: vec4<f32>,
-    sky_irr: vec4<f32>,     // w = exposure
-    ground_irr: vec4<f32>,
-    fog: vec4<f32>,
-    sky_x: vec4<f32>,
-    sky_z: vec4<f32>,
-    light_dir: array<vec4<f32>, 4>,
-    light_col: array<vec4<f32>, 4>,
-    counts: vec4<f32>,
-};
-
-@group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var hdr: texture_2d<f32>;
 
 @vertex

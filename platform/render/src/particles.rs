@@ -19,6 +19,7 @@ use crate::target::{DEPTH_FORMAT, HDR_FORMAT};
 pub(crate) const PARTICLES: Wgsl = Wgsl {
     file: "shaders/particles.wgsl",
     text: include_str!("../../../shaders/particles.wgsl"),
+    shared: &[shaders::COMMON],
 };
 
 /// Most particles drawn in one frame (48 bytes each: 3 MiB). The nearest are kept.

@@ -1,5 +1,6 @@
-//! The WGSL sources (one file per pipeline in the repository's `shaders/`), compiled so that a
-//! shader or pipeline error names the file and line.
+//! The WGSL sources (one file per pipeline in the repository's `shaders/`, plus shared files that
+//! are appended to the pipelines that use them), compiled so that a shader or pipeline error names
+//! the file and line — in the shared file when that is where it is.
 
 use crate::RenderError;
 
@@ -10,23 +11,43 @@ pub(crate) struct Wgsl {
     pub file: &'static str,
     /// Its text.
     pub text: &'static str,
+    /// Shared files appended after `text` (WGSL declarations may follow their use, so the
+    /// pipeline's own line numbers stay as they are in its file).
+    pub shared: &'static [Wgsl],
 }
+
+/// The frame uniforms, their binding, the air's constants and the sky-table lookup.
+pub(crate) const COMMON: Wgsl = Wgsl {
+    file: "shaders/common.wgsl",
+    text: include_str!("../../../shaders/common.wgsl"),
+    shared: &[],
+};
+/// The sun's shadow lookup for the pipelines that receive it.
+pub(crate) const SHADOW_RECEIVE: Wgsl = Wgsl {
+    file: "shaders/shadow_receive.wgsl",
+    text: include_str!("../../../shaders/shadow_receive.wgsl"),
+    shared: &[],
+};
 
 pub(crate) const SKY: Wgsl = Wgsl {
     file: "shaders/sky.wgsl",
     text: include_str!("../../../shaders/sky.wgsl"),
+    shared: &[COMMON],
 };
 pub(crate) const PBR: Wgsl = Wgsl {
     file: "shaders/pbr.wgsl",
     text: include_str!("../../../shaders/pbr.wgsl"),
+    shared: &[COMMON, SHADOW_RECEIVE],
 };
 pub(crate) const TERRAIN: Wgsl = Wgsl {
     file: "shaders/terrain.wgsl",
     text: include_str!("../../../shaders/terrain.wgsl"),
+    shared: &[COMMON, SHADOW_RECEIVE],
 };
 pub(crate) const TONEMAP: Wgsl = Wgsl {
     file: "shaders/tonemap.wgsl",
     text: include_str!("../../../shaders/tonemap.wgsl"),
+    shared: &[COMMON],
 };
 
 /// Compiles `src`; a parse or validation error becomes [`RenderError::Shader`] with the line
@@ -35,7 +56,7 @@ pub(crate) fn compile(device: &wgpu::Device, src: Wgsl) -> Result<wgpu::ShaderMo
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(src.file),
-        source: wgpu::ShaderSource::Wgsl(src.text.into()),
+        source: wgpu::ShaderSource::Wgsl(assemble(src).into()),
     });
     let error = pollster::block_on(scope.pop());
     let info = pollster::block_on(module.get_compilation_info());
@@ -47,8 +68,9 @@ pub(crate) fn compile(device: &wgpu::Device, src: Wgsl) -> Result<wgpu::ShaderMo
         let (line, column) = msg
             .location
             .map_or((0, 0), |l| (l.line_number, l.line_position));
+        let (file, line) = locate(src, line);
         return Err(RenderError::Shader {
-            file: src.file,
+            file,
             line,
             column,
             message: msg.message.clone(),
@@ -63,6 +85,31 @@ pub(crate) fn compile(device: &wgpu::Device, src: Wgsl) -> Result<wgpu::ShaderMo
         });
     }
     Ok(module)
+}
+
+/// The pipeline's own text followed by its shared files, each starting on a fresh line.
+fn assemble(src: Wgsl) -> String {
+    let mut text = String::from(src.text);
+    for part in src.shared {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(part.text);
+    }
+    text
+}
+
+/// The file and line (1-based) of line `line` of [`assemble`]'s text.
+fn locate(src: Wgsl, line: u32) -> (&'static str, u32) {
+    let mut first = 1u32;
+    for part in std::iter::once(&src).chain(src.shared.iter()) {
+        let lines = part.text.lines().count() as u32;
+        if line < first + lines {
+            return (part.file, line.saturating_sub(first) + 1);
+        }
+        first += lines;
+    }
+    (src.file, line)
 }
 
 /// The line of `fn <entry>` in `src` (1-based), to name where a pipeline's entry point is.
@@ -114,6 +161,7 @@ mod tests {
         let broken = Wgsl {
             file: "shaders/broken.wgsl",
             text: "// line 1\n@fragment\nfn fs() -> @location(0) vec4<f32> {\n    return vec4<f32>(1.0, undefined_name, 0.0, 1.0);\n}\n",
+            shared: &[],
         };
         match compile(&gpu.device, broken) {
             Err(RenderError::Shader { file, line, .. }) => {
@@ -122,8 +170,25 @@ mod tests {
             }
             other => panic!("expected a shader error, got {other:?}"),
         }
+        // An error in a shared file names that file and its own line.
+        const BROKEN_SHARED: Wgsl = Wgsl {
+            file: "shaders/broken_shared.wgsl",
+            text: "// line 1\nfn helper() -> f32 {\n    return not_declared;\n}\n",
+            shared: &[],
+        };
+        let user = Wgsl {
+            file: "shaders/user.wgsl",
+            text: "// line 1\n@fragment\nfn fs() -> @location(0) vec4<f32> {\n    return vec4<f32>(helper());\n}\n",
+            shared: &[BROKEN_SHARED],
+        };
+        match compile(&gpu.device, user) {
+            Err(RenderError::Shader { file, line, .. }) => {
+                assert_eq!((file, line), ("shaders/broken_shared.wgsl", 3));
+            }
+            other => panic!("expected a shader error, got {other:?}"),
+        }
         // The real files compile.
-        for src in [SKY, PBR, TONEMAP] {
+        for src in [SKY, PBR, TERRAIN, TONEMAP] {
             assert!(compile(&gpu.device, src).is_ok(), "{}", src.file);
         }
     }

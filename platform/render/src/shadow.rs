@@ -18,6 +18,7 @@ use crate::target::DEPTH_FORMAT;
 pub(crate) const SHADOW: Wgsl = Wgsl {
     file: "shaders/shadow.wgsl",
     text: include_str!("../../../shaders/shadow.wgsl"),
+    shared: &[],
 };
 
 /// Side of the shadow map, texels.
