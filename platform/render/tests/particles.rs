@@ -235,20 +235,7 @@ fn particle_cost_at_1280x720() {
         ("10,000 puffs", &many[..]),
     ] {
         renderer.set_particles(list);
-        let mut times = Vec::new();
-        for _ in 0..6 {
-            let t = std::time::Instant::now();
-            renderer
-                .render_offscreen(&gpu, &f, &target)
-                .expect("render");
-            let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-        times.remove(0);
-        times.sort_by(f64::total_cmp);
-        eprintln!(
-            "particles 1280x720, {name}: median {:.1} ms until finished",
-            times[times.len() / 2]
-        );
+        let median = common::median_frame_ms(&gpu, &mut renderer, &f, &target);
+        eprintln!("particles 1280x720, {name}: median {median:.1} ms until finished");
     }
 }

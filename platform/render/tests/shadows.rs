@@ -211,20 +211,9 @@ fn shadow_cost_at_1280x720() {
         let mut f = frame(sun.normalize(), None);
         f.instances = many.clone();
         f.camera.aspect = 1280.0 / 720.0;
-        let mut times = Vec::new();
-        for _ in 0..6 {
-            let t = std::time::Instant::now();
-            renderer
-                .render_offscreen(&gpu, &f, &target)
-                .expect("render");
-            let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-        }
-        times.remove(0);
-        times.sort_by(f64::total_cmp);
+        let median = common::median_frame_ms(&gpu, &mut renderer, &f, &target);
         eprintln!(
-            "shadows 1280x720, terrain + 16 aircraft, {name}: median {:.1} ms until finished",
-            times[times.len() / 2]
+            "shadows 1280x720, terrain + 16 aircraft, {name}: median {median:.1} ms until finished"
         );
     }
 }

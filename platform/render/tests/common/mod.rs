@@ -51,6 +51,28 @@ pub fn render(
     target.read_rgba(&gpu.device, &gpu.queue).expect("readback")
 }
 
+/// Median time (ms) until `frame` is finished on `target`, over five renders after one warm-up.
+/// For printing only: tests never assert on time.
+pub fn median_frame_ms(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    frame: &fl_render::Frame,
+    target: &OffscreenTarget,
+) -> f64 {
+    let mut times = Vec::new();
+    for _ in 0..6 {
+        let t = std::time::Instant::now();
+        renderer
+            .render_offscreen(gpu, frame, target)
+            .expect("render");
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.remove(0);
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 /// This suite's golden references (`tests/golden/`) and evidence directory
 /// (`<target tmp>/fl-render-golden/`).
 pub fn golden_dirs() -> fl_golden::GoldenDirs {
