@@ -6,7 +6,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use fl_render::model::{ModelError, ModelFamily, TexturePixels, load_gltf, load_gltf_bytes};
+use fl_render::model::texture::ImageCache;
+use fl_render::model::{
+    ModelError, ModelFamily, TexturePixels, load_gltf, load_gltf_bytes, load_gltf_cached,
+};
 
 #[test]
 fn the_pack_f16a_family_loads_with_its_textures_and_anchor() {
@@ -337,4 +340,116 @@ fn a_family_warns_once_per_missing_texture_and_decodes_each_file_once() {
     let f = ModelFamily::load(&dir, "tri").expect("family");
     assert!(f.warnings.is_empty());
     assert_eq!(f.base.images[0], f.lods[1].images[0]);
+}
+
+/// A pack at `<tmp>/pack` with the triangle as `aircraft/tri/tri.glb`, and a directory beside
+/// the pack (`<tmp>/outside`) holding files a hostile pack might point at.
+#[cfg(unix)]
+fn pack_and_outside(bytes: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("pack");
+    let dir = root.join("aircraft/tri");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(dir.join("tri.glb"), bytes).expect("write");
+    (tmp, root, dir, outside)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_sibling_linked_out_of_the_pack_is_left_out_with_a_warning() {
+    let bytes = glb(&triangle_json(3, 36, ""), &triangle_bin());
+    let (_tmp, root, dir, outside) = pack_and_outside(&bytes);
+    std::fs::write(outside.join("secret.glb"), &bytes).expect("write");
+    std::os::unix::fs::symlink(outside.join("secret.glb"), dir.join("tri_lod0.glb"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(outside.join("secret.glb"), dir.join("tri_shadow.glb"))
+        .expect("symlink");
+    // Unconfined (a model on its own), the link is followed...
+    let open = ModelFamily::load(&dir, "tri").expect("family");
+    assert_eq!(open.lods.len(), 1);
+    // ...inside a pack it is refused, and said so.
+    let f = ModelFamily::load_within(&root, &dir, "tri").expect("family");
+    assert!(f.lods.is_empty() && f.shadow.is_none());
+    let outside_warnings = f
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("outside the pack"))
+        .count();
+    assert_eq!(outside_warnings, 2, "{:?}", f.warnings);
+    // The base file itself linked out is an error.
+    std::fs::remove_file(dir.join("tri.glb")).expect("rm");
+    std::os::unix::fs::symlink(outside.join("secret.glb"), dir.join("tri.glb")).expect("symlink");
+    let e = ModelFamily::load_within(&root, &dir, "tri").expect_err("base outside");
+    assert!(matches!(e, ModelError::OutsidePack { .. }), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn buffers_and_textures_outside_the_pack_are_refused() {
+    // A buffer URI climbing out of the pack is an error naming the file.
+    let json = triangle_json(3, 36, "").replace(
+        r#""buffers":[{"byteLength":44}]"#,
+        r#""buffers":[{"byteLength":44,"uri":"../../../outside/tri.bin"}]"#,
+    );
+    let (_tmp, root, dir, outside) = pack_and_outside(b"");
+    std::fs::write(outside.join("tri.bin"), triangle_bin()).expect("bin");
+    let gltf = dir.join("tri.gltf");
+    std::fs::write(&gltf, &json).expect("gltf");
+    assert!(load_gltf(&gltf).is_ok(), "unconfined, the buffer is read");
+    let e = load_gltf_cached(&gltf, &mut ImageCache::within(&root)).expect_err("outside");
+    assert!(
+        matches!(e, ModelError::OutsidePack { .. }) && e.to_string().contains("tri.bin"),
+        "{e}"
+    );
+
+    // A texture linked out of the pack: the material's factors and a warning, never the file.
+    let bytes = glb(&triangle_json(3, 36, ""), &triangle_bin());
+    let (_tmp, root, dir, outside) = pack_and_outside(&bytes);
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([9, 9, 9, 255]))
+        .save(outside.join("tri_diffuse.png"))
+        .expect("png");
+    std::fs::create_dir_all(dir.join("textures-src")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        outside.join("tri_diffuse.png"),
+        dir.join("textures-src/tri_diffuse.png"),
+    )
+    .expect("symlink");
+    let f = ModelFamily::load(&dir, "tri").expect("family");
+    assert!(
+        f.base.images[0].is_some(),
+        "unconfined, the link is followed"
+    );
+    let f = ModelFamily::load_within(&root, &dir, "tri").expect("family");
+    assert!(f.base.images[0].is_none());
+    assert!(
+        f.warnings
+            .iter()
+            .any(|w| w.message.contains("outside the pack")),
+        "{:?}",
+        f.warnings
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_sibling_never_blocks_the_load() {
+    let bytes = glb(&triangle_json(3, 36, ""), &triangle_bin());
+    let (_tmp, root, dir, _outside) = pack_and_outside(&bytes);
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.join("tri_lod0.glb"))
+        .status()
+        .expect("mkfifo");
+    assert!(status.success());
+    // Opening a FIFO with no writer would block forever; it must be refused before opening.
+    let f = ModelFamily::load_within(&root, &dir, "tri").expect("family");
+    assert!(f.lods.is_empty());
+    assert!(
+        f.warnings
+            .iter()
+            .any(|w| w.message.contains("not a regular file")),
+        "{:?}",
+        f.warnings
+    );
 }

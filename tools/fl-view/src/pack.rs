@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use fl_content::{AssetKind, Content, ResolvedAsset, Severity, StackSources};
 use fl_render::Category;
-use fl_render::model::{ModelFamily, load_gltf, pack_body_from_mesh};
+use fl_render::model::texture::ImageCache;
+use fl_render::model::{ModelFamily, load_gltf_cached, pack_body_from_mesh};
 
 use crate::error::ViewError;
 
@@ -75,6 +76,8 @@ pub struct ModelSource {
     /// The mesh asset name and its resolved file, `None` for a type without a mesh (builtin
     /// types): drawn as its category's silhouette.
     pub mesh: Option<(String, PathBuf)>,
+    /// The root of the pack the mesh comes from: every file the model reads must stay inside.
+    pub pack_root: Option<PathBuf>,
 }
 
 /// Maps a content category onto the renderer's silhouettes.
@@ -108,10 +111,18 @@ pub fn resolve_model(content: &Content, id: &str) -> Result<ModelSource, ViewErr
             known: known.join(", "),
         });
     };
+    let mut pack_root = None;
     let mesh = match &t.def.mesh {
         None => None,
         Some(name) => match content.resolve_asset(AssetKind::Mesh, name) {
-            Ok(ResolvedAsset::File { path, .. }) => Some((name.clone(), path)),
+            Ok(ResolvedAsset::File { pack, path }) => {
+                pack_root = content
+                    .packs()
+                    .into_iter()
+                    .find(|p| p.id == pack)
+                    .map(|p| p.root);
+                Some((name.clone(), path))
+            }
             Ok(ResolvedAsset::Builtin(_)) => None,
             Err(e) => {
                 return Err(ViewError::Mesh {
@@ -127,6 +138,7 @@ pub fn resolve_model(content: &Content, id: &str) -> Result<ModelSource, ViewErr
         name: t.def.name.clone(),
         category: render_category(t.def.category),
         mesh,
+        pack_root,
     })
 }
 
@@ -140,9 +152,17 @@ pub fn load_family(src: &ModelSource, file: &Path) -> Result<ModelFamily, ViewEr
     let stem = file.file_stem().and_then(|s| s.to_str());
     let dir = file.parent();
     match (dir, stem, file.extension().and_then(|e| e.to_str())) {
-        (Some(dir), Some(stem), Some("glb")) => ModelFamily::load(dir, stem).map_err(wrap),
+        (Some(dir), Some(stem), Some("glb")) => match &src.pack_root {
+            Some(root) => ModelFamily::load_within(root, dir, stem),
+            None => ModelFamily::load(dir, stem),
+        }
+        .map_err(wrap),
         _ => {
-            let base = load_gltf(file).map_err(wrap)?;
+            let mut scope = match &src.pack_root {
+                Some(root) => ImageCache::within(root),
+                None => ImageCache::default(),
+            };
+            let base = load_gltf_cached(file, &mut scope).map_err(wrap)?;
             Ok(ModelFamily {
                 warnings: base.warnings.clone(),
                 base,

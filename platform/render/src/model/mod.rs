@@ -45,6 +45,10 @@ pub enum ModelError {
     /// glTF whose contents are inconsistent (sizes, indices, references).
     #[error("{path}: {reason}")]
     Invalid { path: PathBuf, reason: String },
+    /// A file of the model (the model itself, a sibling, an external buffer) resolves outside
+    /// the pack it belongs to (a symbolic link or `..` leading out).
+    #[error("{path}: resolves outside the pack ({root}); refused")]
+    OutsidePack { path: PathBuf, root: PathBuf },
     /// A count above the loader's limits.
     #[error("{path}: {what} count {count} is over the limit of {limit}")]
     Limit {
@@ -302,6 +306,13 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ModelErro
         path: path.to_path_buf(),
         reason: e.to_string(),
     };
+    // Checked before opening: opening a FIFO would block until a writer comes.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(ModelError::Io {
+            path: path.to_path_buf(),
+            reason: "not a regular file".to_owned(),
+        });
+    }
     let file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     if len > limit {
@@ -336,6 +347,10 @@ pub fn load_gltf_cached(
     path: &Path,
     cache: &mut texture::ImageCache,
 ) -> Result<ModelData, ModelError> {
+    cache.admit(path).map_err(|root| ModelError::OutsidePack {
+        path: path.to_path_buf(),
+        root,
+    })?;
     let bytes = read_bounded(path, MAX_FILE_BYTES)?;
     let m = parse_gltf(path, &bytes, cache)?;
     for w in &m.warnings {
@@ -382,6 +397,10 @@ fn parse_gltf(
                         path,
                         format!("buffer {}: unsupported URI {uri:?}", buffer.index()),
                     )
+                })?;
+                cache.admit(&file).map_err(|root| ModelError::OutsidePack {
+                    path: file.clone(),
+                    root,
                 })?;
                 read_bounded(&file, MAX_FILE_BYTES)
                     .map_err(|e| invalid(path, format!("buffer {} ({uri}): {e}", buffer.index())))?
@@ -790,9 +809,30 @@ pub const MAX_LODS: usize = 8;
 
 impl ModelFamily {
     /// Loads `<dir>/<stem>.glb` and whichever optional siblings exist. Only the base file's
-    /// failure is an error; a broken optional file is a warning and is left out.
+    /// failure is an error; a broken optional file is a warning and is left out. Files are not
+    /// confined to a pack: use [`ModelFamily::load_within`] for a pack's models.
     pub fn load(dir: &Path, stem: &str) -> Result<ModelFamily, ModelError> {
-        let mut cache = texture::ImageCache::default();
+        Self::load_with(dir, stem, texture::ImageCache::default())
+    }
+
+    /// As [`ModelFamily::load`], but every file the family reads (siblings, buffers, textures)
+    /// must resolve inside `pack_root`, symbolic links followed: the content stack checks the
+    /// base file's path, and a hostile pack must not reach past it through a sibling's link or
+    /// a `..` URI. A sibling or texture outside is a warning and left out; the base or a buffer
+    /// outside is an error.
+    pub fn load_within(
+        pack_root: &Path,
+        dir: &Path,
+        stem: &str,
+    ) -> Result<ModelFamily, ModelError> {
+        Self::load_with(dir, stem, texture::ImageCache::within(pack_root))
+    }
+
+    fn load_with(
+        dir: &Path,
+        stem: &str,
+        mut cache: texture::ImageCache,
+    ) -> Result<ModelFamily, ModelError> {
         let base = load_gltf_cached(&dir.join(format!("{stem}.glb")), &mut cache)?;
         let mut warnings = base.warnings.clone();
         let mut optional = |name: String| -> Option<ModelData> {

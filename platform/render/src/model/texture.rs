@@ -96,10 +96,32 @@ pub struct ImageData {
 }
 
 /// Texture files already read while loading a model family, by resolved path: each is decoded
-/// once and its warning (if any) given once.
+/// once and its warning (if any) given once. It also carries the directory every file of the
+/// family must stay inside (the pack's root), when the caller knows it.
 #[derive(Debug, Default)]
 pub struct ImageCache {
     loaded: std::collections::HashMap<PathBuf, Option<ImageData>>,
+    scope: Option<PathBuf>,
+}
+
+impl ImageCache {
+    /// A cache whose files must all resolve (symbolic links followed) inside `root`: a pack's
+    /// glTF may name `../../textures/x.ktx2`, but never a file outside the pack.
+    pub fn within(root: &Path) -> ImageCache {
+        ImageCache {
+            loaded: Default::default(),
+            scope: Some(std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())),
+        }
+    }
+
+    /// `Err(root)` when `path` exists and resolves outside the scope. A path that does not
+    /// resolve is let through: reading it fails with its own, clearer error.
+    pub(crate) fn admit(&self, path: &Path) -> Result<(), PathBuf> {
+        match (&self.scope, std::fs::canonicalize(path)) {
+            (Some(root), Ok(real)) if !real.starts_with(root) => Err(root.clone()),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// `dir/uri` for a relative file URI; `None` for data URIs, other schemes and absolute paths.
@@ -294,7 +316,7 @@ pub(crate) fn load_image(
             if let Some(hit) = cache.loaded.get(&file) {
                 return hit.clone();
             }
-            let found = resolve_file(dir, &file, img.index(), warnings);
+            let found = resolve_file(dir, &file, img.index(), warnings, cache);
             cache.loaded.insert(file, found.clone());
             found
         }
@@ -307,12 +329,19 @@ fn resolve_file(
     file: &Path,
     index: usize,
     warnings: &mut Vec<ModelWarning>,
+    scope: &ImageCache,
 ) -> Option<ImageData> {
     let mut tried = Vec::new();
     let is_ktx2 = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ktx2"));
-    if file.is_file() {
+    if let Err(root) = scope.admit(file) {
+        tried.push(format!(
+            "{}: resolves outside the pack ({}); refused",
+            file.display(),
+            root.display()
+        ));
+    } else if file.is_file() {
         let r = if is_ktx2 {
             decode_ktx2_file(file)
         } else {
@@ -331,7 +360,13 @@ fn resolve_file(
             .join("textures-src")
             .join(Path::new(stem).with_extension("png"));
         if png != file {
-            if png.is_file() {
+            if let Err(root) = scope.admit(&png) {
+                tried.push(format!(
+                    "{}: resolves outside the pack ({}); refused",
+                    png.display(),
+                    root.display()
+                ));
+            } else if png.is_file() {
                 match decode_image_file(&png) {
                     Ok(d) => {
                         tracing::debug!(image = %png.display(), "KTX2 not available; using the source PNG");
