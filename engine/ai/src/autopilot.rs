@@ -260,6 +260,29 @@ impl Autopilot {
         self.inner(me, lift_dir, n_req, max_g, power)
     }
 
+    /// Cruise: steer level toward the horizontal direction `want` at `altitude_m` and hold
+    /// `speed_mps` without the afterburner, within the airframe's own g limit (the heading hold
+    /// and the waypoint leg fly exactly this).
+    pub fn cruise(
+        &mut self,
+        me: &EntityView,
+        steer: &LevelSteer,
+        want: Vec3,
+        altitude_m: f64,
+        speed_mps: f64,
+    ) -> Controls {
+        let accel = steer.accel(me, want, 0.0, altitude_m);
+        self.fly(
+            me,
+            accel,
+            me.limits.max_g,
+            Power::Speed {
+                mps: speed_mps,
+                afterburner: false,
+            },
+        )
+    }
+
     /// One tick of the inner loops with an explicit lift direction (world, need not be unit) and
     /// load factor `n_cmd`, g (capped at 90 % of the structural limit). The ground guard still
     /// overrides.

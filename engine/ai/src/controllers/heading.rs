@@ -6,7 +6,7 @@
 //! world origin) the local frame turns fast with longitude and a compass heading means little;
 //! there `loiter` or `waypoint` are the behaviours to use.
 
-use crate::autopilot::{Autopilot, LevelSteer, Power};
+use crate::autopilot::{Autopilot, LevelSteer};
 use crate::controller::{Controller, ParamError, check_range, idle_controls};
 use crate::view::{EntityView, WorldView};
 use fl_flight::Controls;
@@ -99,16 +99,7 @@ impl Controller for HeadingHold {
             )
         });
         let want = Enu::from_up(me.up).horizontal_direction(p.heading_deg.to_radians());
-        let accel = self.steer.accel(me, want, 0.0, alt);
-        self.autopilot.fly(
-            me,
-            accel,
-            me.limits.max_g,
-            Power::Speed {
-                mps: speed,
-                afterburner: false,
-            },
-        )
+        self.autopilot.cruise(me, &self.steer, want, alt, speed)
     }
 
     fn reset(&mut self) {

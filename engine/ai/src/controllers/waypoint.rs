@@ -5,7 +5,7 @@
 //! endless orbit) and leg steering (horizontal course to the point, altitude of the point).
 //! Must not: plan routes or avoid terrain.
 
-use crate::autopilot::{Autopilot, LevelSteer, Power};
+use crate::autopilot::{Autopilot, LevelSteer};
 use crate::controller::{Controller, ParamError, check_range, idle_controls};
 use crate::controllers::loiter::{Direction, Loiter, LoiterParams};
 use crate::guidance::horizontal;
@@ -183,16 +183,7 @@ impl Controller for Waypoint {
         let rel = wp - me.position;
         let want = horizontal(rel, me.up);
         let alt = me.altitude_m + rel.dot(me.up);
-        let accel = self.steer.accel(me, want, 0.0, alt);
-        self.autopilot.fly(
-            me,
-            accel,
-            me.limits.max_g,
-            Power::Speed {
-                mps: speed,
-                afterburner: false,
-            },
-        )
+        self.autopilot.cruise(me, &self.steer, want, alt, speed)
     }
 
     fn reset(&mut self) {
