@@ -1,11 +1,11 @@
 // Particles: camera-facing billboards (tracers stretched along their velocity), one instanced
 // draw after the opaque geometry and the sky, premultiplied-alpha blending: smoke and contrails
 // are lit by the sun and the sky and blended "over" (alpha = opacity); flames, tracers and
-// explosions are emissive and added (alpha 0). Fogged with the same aerial perspective as the
-// models (pbr.wgsl).
+// explosions are emissive and added (alpha 0). Fogged with the aerial perspective terrain and
+// models share (`aerial_perspective` in common.wgsl).
 //
 // Keep `PIn` in sync with `GpuParticle` in platform/render/src/particles.rs. `Frame`, `frame`,
-// PI, the air's constants and `lut_uv` come from common.wgsl (appended).
+// PI, the air's constants, `lut_uv` and `aerial_perspective` come from common.wgsl (appended).
 
 @group(0) @binding(1) var sky_lut: texture_2d<f32>;
 @group(0) @binding(2) var lut_sampler: sampler;
@@ -114,22 +114,7 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
             rgb = in.color.rgb * light / PI * alpha;
         }
     }
-    // Aerial perspective, as pbr.wgsl: extinction on the path; the in-scatter is added in
-    // proportion to the particle's coverage (alpha), since an added glow covers nothing.
-    if (frame.sun_dir.w > 0.5) {
-        let dist = length(in.rel_pos);
-        let v = -in.rel_pos / max(dist, 1e-6);
-        let h = max(frame.up_alt.w + 0.5 * dot(in.rel_pos, frame.up_alt.xyz), 0.0);
-        let air = RAYLEIGH * exp(-h / 8000.0) + vec3<f32>(MIE_EXTINCT * exp(-h / 1200.0));
-        let fog_path = max(dist - frame.counts.w, 0.0);
-        let t = exp(-air * dist - vec3<f32>(frame.fog.x * exp(-h / 1500.0) * fog_path));
-        var dir_h = v * -1.0;
-        let e = dot(dir_h, frame.up_alt.xyz);
-        dir_h = normalize(dir_h - frame.up_alt.xyz * min(e, 0.0));
-        var sky = textureSampleLevel(sky_lut, lut_sampler, lut_uv(dir_h), 0.0).rgb;
-        let lum = dot(sky, vec3<f32>(0.2126, 0.7152, 0.0722));
-        sky = mix(sky, vec3<f32>(lum * 1.1), 0.7 * frame.fog.y);
-        rgb = rgb * t + sky * (vec3<f32>(1.0) - t) * alpha;
-    }
+    // The in-scatter in proportion to the puff's coverage (alpha).
+    rgb = aerial_perspective(rgb, in.rel_pos, alpha, sky_lut, lut_sampler);
     return vec4<f32>(rgb, alpha);
 }

@@ -1,10 +1,10 @@
 // Models: PBR metallic-roughness (GGX / Smith / Schlick) lit by the sun, up to four extra
 // directional lights and a hemisphere of sky and ground light, with base-colour, ORM and normal
-// textures, instanced (one model matrix per instance, camera-relative), and aerial perspective
-// (haze and fog thicken with distance, coloured by the sky table).
+// textures, instanced (one model matrix per instance, camera-relative), and the aerial perspective
+// that terrain and particles share (`aerial_perspective` in common.wgsl).
 //
 // Keep `Material` in sync with `MaterialUniforms` in platform/render/src/renderer.rs. `Frame`,
-// `frame`, PI, the air's constants and `lut_uv` come from common.wgsl, `sun_shadow` from
+// `frame`, PI, the air's constants, `lut_uv` and `aerial_perspective` come from common.wgsl, `sun_shadow` from
 // shadow_receive.wgsl (both appended).
 
 struct Material {
@@ -134,20 +134,6 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     color = color + irr * ao * ((vec3<f32>(1.0) - f_amb) * (1.0 - metallic) * albedo + f_amb * 0.5) / PI;
     color = color + material.emissive_cutoff.rgb;
 
-    // Aerial perspective: extinction at the mean height of the path, in-scatter from the sky.
-    if (frame.sun_dir.w > 0.5) {
-        let h = max(frame.up_alt.w + 0.5 * dot(in.rel_pos, frame.up_alt.xyz), 0.0);
-        let air = RAYLEIGH * exp(-h / 8000.0) + vec3<f32>(MIE_EXTINCT * exp(-h / 1200.0));
-        // Fog begins at the weather's start distance (counts.w).
-        let fog_path = max(dist - frame.counts.w, 0.0);
-        let t = exp(-air * dist - vec3<f32>(frame.fog.x * exp(-h / 1500.0) * fog_path));
-        var dir_h = v * -1.0;
-        let e = dot(dir_h, frame.up_alt.xyz);
-        dir_h = normalize(dir_h - frame.up_alt.xyz * min(e, 0.0));
-        var sky = textureSampleLevel(sky_lut, lut_sampler, lut_uv(dir_h), 0.0).rgb;
-        let lum = dot(sky, vec3<f32>(0.2126, 0.7152, 0.0722));
-        sky = mix(sky, vec3<f32>(lum * 1.1), 0.7 * frame.fog.y);
-        color = color * t + sky * (vec3<f32>(1.0) - t);
-    }
+    color = aerial_perspective(color, in.rel_pos, 1.0, sky_lut, lut_sampler);
     return vec4<f32>(color, 1.0);
 }

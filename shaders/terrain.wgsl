@@ -1,10 +1,11 @@
 // Terrain chunks: a vertex grid per chunk, positions relative to the chunk's origin, moved
 // camera-relative by a per-chunk offset (origin − camera, subtracted in f64 on the CPU). Colour
-// from the ESA WorldCover class, turned to rock on steep slopes and to snow high up; lit by the
-// sun, the extra lights and the sky's hemisphere light; the same aerial perspective (haze and
-// fog, coloured by the sky table) as the models in pbr.wgsl.
+// from the ESA WorldCover classes blended between neighbouring vertices (land_cover.rs), varied
+// by value noise, turned to rock on steep slopes and to snow high up; lit by the
+// sun, the extra lights and the sky's hemisphere light; the aerial perspective the models and
+// particles share (`aerial_perspective` in common.wgsl).
 //
-// `Frame`, `frame`, PI, the air's constants and `lut_uv` come from common.wgsl, `sun_shadow`
+// `Frame`, `frame`, PI, the air's constants, `lut_uv` and `aerial_perspective` come from common.wgsl, `sun_shadow`
 // from shadow_receive.wgsl (both appended).
 
 @group(0) @binding(1) var sky_lut: texture_2d<f32>;
@@ -26,6 +27,9 @@ struct VsOut {
     @location(1) normal: vec3<f32>,
     @location(2) albedo: vec3<f32>,
     @location(3) sun_scale: vec3<f32>,
+    // The point on the ground from the planet's centre, m (f32: steps of ≈ 0.5 m, plenty for
+    // the noise below, whose finest cells are 40 m).
+    @location(4) ground: vec3<f32>,
 };
 
 // Transmittance of the air from height `h` (m) towards the sun at sine-elevation `s`:
@@ -40,22 +44,31 @@ fn sun_transmittance(h: f32, s: f32) -> vec3<f32> {
     return exp(-depth * min(airmass, 40.0)) * smoothstep(-3.5, -0.5, el);
 }
 
-// Linear albedo of an ESA WorldCover class (0 and unknown classes: dry ground).
-fn class_albedo(c: u32) -> vec3<f32> {
-    switch c {
-        case 10u: { return vec3<f32>(0.035, 0.045, 0.025); }  // tree cover
-        case 20u: { return vec3<f32>(0.160, 0.145, 0.105); }  // shrubland (desert scrub)
-        case 30u: { return vec3<f32>(0.170, 0.180, 0.085); }  // grassland
-        case 40u: { return vec3<f32>(0.120, 0.170, 0.060); }  // cropland
-        case 50u: { return vec3<f32>(0.200, 0.195, 0.190); }  // built-up
-        case 60u: { return vec3<f32>(0.300, 0.260, 0.200); }  // bare / sparse
-        case 70u: { return vec3<f32>(0.800, 0.820, 0.860); }  // snow and ice
-        case 80u: { return vec3<f32>(0.015, 0.035, 0.055); }  // water
-        case 90u: { return vec3<f32>(0.070, 0.100, 0.060); }  // wetland
-        case 95u: { return vec3<f32>(0.035, 0.070, 0.030); }  // mangroves
-        case 100u: { return vec3<f32>(0.180, 0.180, 0.120); } // moss and lichen
-        default: { return vec3<f32>(0.240, 0.210, 0.150); }
-    }
+// The land cover's colour: bytes 1–3 of `cover` hold the vertex's class colour blended with its
+// neighbours' (platform/render/src/land_cover.rs, which owns the class colours), as √albedo.
+fn cover_albedo(c: vec4<u32>) -> vec3<f32> {
+    let e = vec3<f32>(f32(c.y), f32(c.z), f32(c.w)) / 255.0;
+    return e * e;
+}
+
+// Value noise in 0…1 on a lattice of unit cells (hash of the cell corners, smooth blend).
+fn hash3(p: vec3<i32>) -> f32 {
+    var h = u32(p.x) * 73856093u ^ u32(p.y) * 19349663u ^ u32(p.z) * 83492791u;
+    h = (h ^ (h >> 13u)) * 1274126177u;
+    h = h ^ (h >> 16u);
+    return f32(h & 0xffffu) / 65535.0;
+}
+
+fn value_noise(p: vec3<f32>) -> f32 {
+    let c = floor(p);
+    let f = p - c;
+    let w = f * f * (3.0 - 2.0 * f);
+    let i = vec3<i32>(c);
+    let x00 = mix(hash3(i), hash3(i + vec3<i32>(1, 0, 0)), w.x);
+    let x10 = mix(hash3(i + vec3<i32>(0, 1, 0)), hash3(i + vec3<i32>(1, 1, 0)), w.x);
+    let x01 = mix(hash3(i + vec3<i32>(0, 0, 1)), hash3(i + vec3<i32>(1, 0, 1)), w.x);
+    let x11 = mix(hash3(i + vec3<i32>(0, 1, 1)), hash3(i + vec3<i32>(1, 1, 1)), w.x);
+    return mix(mix(x00, x10, w.y), mix(x01, x11, w.y), w.z);
 }
 
 @vertex
@@ -69,7 +82,7 @@ fn vs_main(in: VsIn) -> VsOut {
     let up = from_centre / max(r, 1.0);
     let height = r - radius;
     let n = normalize(in.normal);
-    var albedo = class_albedo(in.cover.x);
+    var albedo = cover_albedo(in.cover);
     // Steep ground shows rock, whatever grows on the flats around it.
     let steep = smoothstep(0.22, 0.45, 1.0 - dot(n, up));
     albedo = mix(albedo, vec3<f32>(0.19, 0.17, 0.14), steep * select(1.0, 0.0, in.cover.x == 80u));
@@ -86,13 +99,20 @@ fn vs_main(in: VsIn) -> VsOut {
     out.rel_pos = rel;
     out.normal = n;
     out.albedo = albedo;
+    out.ground = from_centre;
     return out;
 }
 
 @fragment
 fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     let n = normalize(in.normal);
-    let albedo = in.albedo;
+    // Ground texture: two octaves of value noise (40 m and 170 m cells) vary the land cover's
+    // brightness so its blended patches do not read as smooth blobs; each octave fades out
+    // before its cells shrink to a few pixels, so distant ground does not shimmer.
+    let dist = length(in.rel_pos);
+    let fine = (value_noise(in.ground / 40.0) - 0.5) * (1.0 - smoothstep(3000.0, 8000.0, dist));
+    let coarse = (value_noise(in.ground / 170.0) - 0.5) * (1.0 - smoothstep(12000.0, 30000.0, dist));
+    let albedo = in.albedo * (1.0 + 0.3 * fine + 0.3 * coarse);
     var light = frame.sun_irr.rgb * min(in.sun_scale, vec3<f32>(4.0)) * max(dot(n, frame.sun_dir.xyz), 0.0)
         * sun_shadow(in.rel_pos, n, 0.2);
     let count = i32(frame.counts.x);
@@ -105,30 +125,6 @@ fn fs_main(in: VsOut) -> @location(0) vec4<f32> {
     light = light + mix(frame.ground_irr.rgb, frame.sky_irr.rgb, 0.5 + 0.5 * dot(n, frame.up_alt.xyz));
     var color = albedo * light / PI;
 
-    // Aerial perspective, as pbr.wgsl: extinction at the mean height of the path, in-scatter
-    // from the sky table.
-    if (frame.sun_dir.w > 0.5) {
-        let dist = length(in.rel_pos);
-        let v = -in.rel_pos / max(dist, 1e-6);
-        let h = max(frame.up_alt.w + 0.5 * dot(in.rel_pos, frame.up_alt.xyz), 0.0);
-        let air = RAYLEIGH * exp(-h / 8000.0) + vec3<f32>(MIE_EXTINCT * exp(-h / 1200.0));
-        let fog_path = max(dist - frame.counts.w, 0.0);
-        let t = exp(-air * dist - vec3<f32>(frame.fog.x * exp(-h / 1500.0) * fog_path));
-        // In-scatter colour: the sky just above the planet's limb as seen from the camera (for a
-        // camera near the ground that is the horizon; from high up the limb lies well below it,
-        // and the air grazing the ground there is what veils distant terrain).
-        let dir = -v;
-        let up = frame.up_alt.xyz;
-        let e = dot(dir, up);
-        let dip = acos(clamp(frame.fog.z / (frame.fog.z + max(frame.up_alt.w, 0.0)), 0.0, 1.0));
-        let lowest = sin(0.0087 - dip);
-        let flat = normalize(dir - up * e + up * 1e-6);
-        let e_c = max(e, lowest);
-        let dir_h = normalize(flat * sqrt(max(1.0 - e_c * e_c, 0.0)) + up * e_c);
-        var sky = textureSampleLevel(sky_lut, lut_sampler, lut_uv(dir_h), 0.0).rgb;
-        let lum = dot(sky, vec3<f32>(0.2126, 0.7152, 0.0722));
-        sky = mix(sky, vec3<f32>(lum * 1.1), 0.7 * frame.fog.y);
-        color = color * t + sky * (vec3<f32>(1.0) - t);
-    }
+    color = aerial_perspective(color, in.rel_pos, 1.0, sky_lut, lut_sampler);
     return vec4<f32>(color, 1.0);
 }

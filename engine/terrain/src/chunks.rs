@@ -308,6 +308,44 @@ fn grid_dir(key: TileKey, x: i32, y: i32) -> Vec3 {
     .normalize_or_zero()
 }
 
+/// The land cover a vertex is drawn with: [`Terrain::land_cover_dir`], except inside a
+/// theater's edge blend (within `theater_margin_m` of its bounds, where the heights blend from
+/// the pack's into the land around it) where each vertex takes the pack's class with the
+/// heights' weight and otherwise the dry land the theater continues into (the base's dry
+/// class, as outside the bounds), by a hash of its direction. The renderer blends each vertex's
+/// colour with its neighbours', so the dither draws as a gradual change across the zone rather
+/// than the theater's rectangle. Only the drawing uses this; `land_cover_at` is unchanged.
+fn drawn_cover(terrain: &Terrain, d: Vec3) -> u8 {
+    let class = terrain.land_cover_dir(d);
+    let margin = terrain.config().theater_margin_m;
+    if margin <= 0.0 {
+        return class;
+    }
+    let (lat, lon) = cube::dir_to_latlon(d);
+    let inside = terrain
+        .index()
+        .theaters
+        .iter()
+        .map(|t| t.bounds.inside_m(lat, lon, EARTH_RADIUS_M))
+        .fold(f64::NEG_INFINITY, f64::max);
+    if inside <= 0.0 || inside >= margin {
+        return class;
+    }
+    let x = inside / margin;
+    let w = x * x * (3.0 - 2.0 * x);
+    // A hash of the direction's bits (deterministic; no state).
+    let mut h = d.x.to_bits() ^ d.y.to_bits().rotate_left(21) ^ d.z.to_bits().rotate_left(42);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+    if u < w {
+        class
+    } else {
+        terrain.base().dry_cover(d)
+    }
+}
+
 /// Builds the mesh of `key` on a planet of `radius_m` (synchronously: tiles not yet cached are
 /// read here). Pure function of the terrain's files.
 pub fn build_chunk(terrain: &Terrain, key: TileKey, radius_m: f64) -> ChunkMesh {
@@ -355,7 +393,7 @@ pub fn build_chunk(terrain: &Terrain, key: TileKey, radius_m: f64) -> ChunkMesh 
             }
             positions.push(rel(world[i]));
             normals.push([n.x as f32, n.y as f32, n.z as f32]);
-            land_cover.push(terrain.land_cover_dir(dirs[i]));
+            land_cover.push(drawn_cover(terrain, dirs[i]));
         }
     }
     let mut indices = Vec::with_capacity(CELLS * CELLS * 6 + 4 * CELLS * 6);

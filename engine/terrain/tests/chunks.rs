@@ -65,3 +65,79 @@ fn the_selection_over_nevada_from_3_km_reaches_the_packs_detail_within_its_bound
     assert!(sel.len() <= s.max_chunks);
     println!("{} chunks, deepest level {deepest}", sel.len());
 }
+
+/// Inside the theater's 10 km edge blend the drawn land cover fades into the dry land around
+/// the theater: just inside the bound most vertices take the base's dry class, deeper in the
+/// pack's class, and past the blend every vertex has the pack's class (`land_cover_at` itself
+/// is unchanged). Before, the drawn class was the pack's up to the bound: the theater's
+/// rectangle showed as a hard colour edge.
+#[test]
+fn the_theater_edge_fades_the_drawn_land_cover_into_the_land_around_it() {
+    let Some((_, t)) = support::fixture_terrain(TerrainConfig::default()) else {
+        return;
+    };
+    let margin = t.config().theater_margin_m;
+    let centre = Vec3::new(0.0, -R, 0.0);
+    let base = t.base();
+    // (dry class chosen, pack class kept, vertices) by band of distance inside the bound.
+    let mut near = (0usize, 0usize, 0usize);
+    let mut mid = (0usize, 0usize, 0usize);
+    let mut deep_changed = 0usize;
+    // NTTR's western bound is 117.5° W: chunks astride the first 10 km inside it.
+    for lat in [35.6, 36.0, 36.4, 36.8, 37.2] {
+        for lon in [-117.47, -117.40] {
+            let p = cube::dir_to_face_uv(cube::latlon_to_dir(lat, lon));
+            let key = TileKey::at(p.face, 10, p.u, p.v);
+            let m = build_chunk(&t, key, R);
+            for i in 0..GRID * GRID {
+                let d = (m.world_position(i).expect("vertex") - centre).normalize_or_zero();
+                let (vlat, vlon) = cube::dir_to_latlon(d);
+                let inside = t
+                    .index()
+                    .theaters
+                    .iter()
+                    .map(|th| th.bounds.inside_m(vlat, vlon, R))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let pack = t.land_cover_at(vlat, vlon);
+                let dry = base.dry_cover(d);
+                let drawn = m.land_cover[i];
+                let band = if inside > 0.0 && inside < 0.15 * margin {
+                    &mut near
+                } else if inside > 0.85 * margin && inside < margin {
+                    &mut mid
+                } else {
+                    if inside >= margin && drawn != pack {
+                        deep_changed += 1;
+                    }
+                    continue;
+                };
+                // Only vertices where the two differ tell which was drawn.
+                if pack != dry {
+                    band.2 += 1;
+                    if drawn == dry {
+                        band.0 += 1;
+                    } else if drawn == pack {
+                        band.1 += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("near the bound (dry, pack, n): {near:?}; near the margin: {mid:?}");
+    assert_eq!(
+        deep_changed, 0,
+        "past the blend the drawn class is the pack's"
+    );
+    assert!(
+        near.2 > 20 && mid.2 > 20,
+        "too few vertices: {near:?} {mid:?}"
+    );
+    assert!(
+        near.0 * 10 > near.2 * 8,
+        "just inside the bound most vertices are the dry land's: {near:?}"
+    );
+    assert!(
+        mid.1 * 10 > mid.2 * 8,
+        "at the margin most vertices are the pack's: {mid:?}"
+    );
+}

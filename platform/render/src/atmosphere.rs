@@ -28,6 +28,12 @@ pub const MIE_H: f32 = 1_200.0;
 pub const OZONE: Vec3 = Vec3::new(0.650e-6, 1.881e-6, 0.085e-6);
 /// Albedo of the ground seen below the horizon.
 pub const GROUND_ALBEDO: f32 = 0.12;
+/// The sky's diffuse light on the ground over its single-scattered part: multiple scattering
+/// and the light the ground sends back up for the sky to return. Chosen so that in a clear sky
+/// with the sun 60° up the diffuse light on level ground is ≈ 13 % of the direct sun's (clear
+/// desert air measures ≈ 100–120 W/m² diffuse against ≈ 850–900 W/m² direct), which the
+/// single-scattering sum alone puts at 5 %.
+pub const MULTIPLE_SCATTERING: f32 = 2.5;
 
 fn extinction(h: f32) -> Vec3 {
     let r = (-h.max(0.0) / RAYLEIGH_H).exp();
@@ -186,7 +192,8 @@ pub fn sky_lighting(sky: &SkyParams, camera_position: DVec3) -> SkyLighting {
         };
     }
     let sun_t = transmittance(planet_radius, altitude, cos_sun);
-    let sun_irradiance = sun_t * SUN_IRRADIANCE * intensity * (1.0 - 0.8 * cloud);
+    let clear_sun = sun_t * SUN_IRRADIANCE * intensity;
+    let sun_irradiance = clear_sun * (1.0 - 0.8 * cloud);
     // Sky irradiance on an up-facing surface: the hemisphere sampled coarsely (cosine-weighted
     // sums over elevation rings), in the local frame with the sun in the x-y plane.
     let sun_local = Vec3::new((1.0 - cos_sun * cos_sun).max(0.0).sqrt(), cos_sun, 0.0);
@@ -205,9 +212,15 @@ pub fn sky_lighting(sky: &SkyParams, camera_position: DVec3) -> SkyLighting {
             sky_sum += l * el.sin() * el.cos() * d_el * d_az;
         }
     }
-    // Cloud: the sun's lost light partly comes back as diffuse, greyer light.
-    let grey = Vec3::splat(luminance(sky_sum) + 0.3 * luminance(sun_irradiance));
-    let sky_irradiance = sky_sum.lerp(grey, 0.7 * cloud) * intensity;
+    // Single scattering leaves out the light scattered more than once, which is about half of
+    // the sky's diffuse light at the ground: without it, shadows were lit by a twentieth of the
+    // direct sun and read black.
+    sky_sum *= MULTIPLE_SCATTERING;
+    // Cloud: the sky greys, and of the direct light the cloud takes from the sun (on level
+    // ground) about 60 % comes through as diffuse light.
+    let lost = luminance(clear_sun - sun_irradiance) * cos_sun.max(0.0);
+    let grey = Vec3::splat(luminance(sky_sum));
+    let sky_irradiance = sky_sum.lerp(grey, 0.7 * cloud) * intensity + Vec3::splat(0.6 * lost);
     let direct_on_ground = sun_irradiance * cos_sun.max(0.0);
     let ground_irradiance = (direct_on_ground + sky_irradiance) * GROUND_ALBEDO;
     // Exposure: a white Lambertian surface facing the sky and the sun lands just below the
@@ -243,6 +256,48 @@ mod tests {
         assert_eq!(transmittance(r, 0.0, -0.2), Vec3::ZERO);
         // From 10 km up the air is thinner.
         assert!(transmittance(r, 10_000.0, 0.05).z > low.z);
+    }
+
+    /// Clear-sky daylight: the sky's diffuse light on level ground is a tenth to a third of the
+    /// direct sun's (shadows read blue-grey, not black), bluer than the sun's; with the sun low
+    /// it is a larger share; overcast, the diffuse light is most of what there is.
+    #[test]
+    fn shadows_get_a_daylight_share_of_sky_light() {
+        let at = |el_deg: f32, cloud: f32| {
+            let e = el_deg.to_radians();
+            let mut sky =
+                SkyParams::with_sun(DVec3::new(f64::from(e.cos()), f64::from(e.sin()), 0.0));
+            sky.weather.cloud_cover = cloud;
+            let l = sky_lighting(&sky, DVec3::new(0.0, 1000.0, 0.0));
+            let direct = l.sun_irradiance * e.sin().max(0.0);
+            (
+                luminance(l.sky_irradiance),
+                luminance(direct),
+                l.sky_irradiance,
+            )
+        };
+        let (sky, sun, c) = at(60.0, 0.0);
+        eprintln!("60 deg: sky {sky} sun {sun} ratio {} colour {c}", sky / sun);
+        assert!(
+            sky > 0.1 * sun && sky < 0.35 * sun,
+            "noon: sky {sky} against sun {sun}"
+        );
+        assert!(c.z > c.x, "sky light is blue: {c}");
+        let (sky_low, sun_low, _) = at(10.0, 0.0);
+        eprintln!(
+            "10 deg: sky {sky_low} sun {sun_low} ratio {}",
+            sky_low / sun_low
+        );
+        assert!(
+            sky_low / sun_low > sky / sun,
+            "low sun: {sky_low} against {sun_low}"
+        );
+        let (sky_oc, sun_oc, _) = at(60.0, 0.9);
+        eprintln!("overcast: sky {sky_oc} sun {sun_oc}");
+        assert!(
+            sky_oc > sun_oc,
+            "overcast: sky {sky_oc} against sun {sun_oc}"
+        );
     }
 
     #[test]

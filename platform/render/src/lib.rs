@@ -11,6 +11,7 @@ pub mod camera;
 mod error;
 pub mod frame;
 pub mod gpu;
+pub mod land_cover;
 pub mod model;
 pub mod moon;
 pub mod particles;

@@ -68,7 +68,8 @@ pub enum ChunkError {
     },
 }
 
-/// The GPU vertex (28 bytes).
+/// The GPU vertex (28 bytes): `class` is the vertex's class, then its blended albedo
+/// ([`crate::land_cover::blended_albedo`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub(crate) struct TerrainVertex {
@@ -146,6 +147,11 @@ impl TerrainStore {
                 normal: *nrm,
                 class: [*c, 0, 0, 0],
             });
+        }
+        // The class's colour blended with the neighbours' (land_cover.rs) in bytes 1–3.
+        let blended = crate::land_cover::blended_albedo(&chunk.land_cover, &chunk.indices);
+        for (v, rgb) in vertices.iter_mut().zip(blended) {
+            v.class[1..].copy_from_slice(&rgb);
         }
         let device = &gpu.device;
         let frame = self.frame;

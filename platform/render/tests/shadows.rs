@@ -120,6 +120,20 @@ fn an_aircraft_casts_its_shadow_where_the_sun_says() {
             under < 0.7 * mirror,
             "shadow also east at ({x}, {z}): {under} vs {mirror}"
         );
+        // Daylight shadows are lit by the sky: blue-grey, not black (before the sky's multiple
+        // scattering was counted: 11 against 121).
+        assert!(
+            under > 0.2 * none,
+            "shadow at ({x}, {z}) nearly black: {under} vs {none}"
+        );
+        let (s, l) = (
+            lit.get_pixel(ground_px(x, z).0, ground_px(x, z).1),
+            bare.get_pixel(ground_px(x, z).0, ground_px(x, z).1),
+        );
+        assert!(
+            f64::from(s[2]) / f64::from(s[0].max(1)) > f64::from(l[2]) / f64::from(l[0].max(1)),
+            "shadow at ({x}, {z}) not bluer than the sunlit ground: {s:?} vs {l:?}"
+        );
     }
     // Where no shadow can fall (east, and far west) the ground is unchanged.
     for (x, z) in [(10.0, -5.0), (12.0, 1.5), (-30.0, -5.0), (0.0, 20.0)] {

@@ -163,3 +163,103 @@ fn inconsistent_chunks_are_refused_and_undrawn_chunks_are_evicted() {
     r.remove_terrain(7);
     assert_eq!(r.terrain_chunk_count(), 0);
 }
+
+/// One aerial perspective for everything in the air: from 12 km up, a structure silhouette (the
+/// model pipeline), a patch of ground (the terrain pipeline) and a puff of smoke (particles), all
+/// 10 km away and 30° below the horizon, under a fog thick enough that nothing of their own
+/// colour is left, show the same haze colour. (Before models and particles shared terrain's
+/// function they took the sky at the horizon, and the terrain the sky just above the limb.)
+#[test]
+fn models_terrain_and_particles_fade_into_the_same_haze() {
+    let Some(gpu) = common::gpu() else {
+        return;
+    };
+    let mut renderer = Renderer::new(&gpu).expect("renderer");
+    const SIZE: u32 = 256;
+    let camera_pos = DVec3::new(0.0, 12_000.0, 0.0);
+    let pitch = -30f64.to_radians();
+    let orientation = DQuat::from_rotation_x(pitch);
+    // Body −Z forward turned about local up by `az` degrees, then pitched down 30°.
+    let dir = |az: f64| {
+        let a = az.to_radians();
+        DVec3::new(-a.sin() * pitch.cos(), pitch.sin(), -a.cos() * pitch.cos())
+    };
+    let pixel = |d: DVec3| {
+        let c = orientation.inverse() * d;
+        let t = (30f64).to_radians().tan();
+        let x = c.x / -c.z / t;
+        let y = c.y / -c.z / t;
+        (
+            ((x + 1.0) * 0.5 * f64::from(SIZE)) as u32,
+            ((1.0 - y) * 0.5 * f64::from(SIZE)) as u32,
+        )
+    };
+    let (d_model, d_ground, d_smoke) = (dir(15.0), dir(-15.0), dir(0.0));
+    let ground = flat_chunk(7, camera_pos + d_ground * 10_000.0, 400.0, 30);
+    renderer.upload_terrain(&gpu, &ground).expect("upload");
+    renderer.set_particles(&[fl_render::Particle::new(
+        fl_render::ParticleKind::Smoke,
+        camera_pos + d_smoke * 10_000.0,
+        250.0,
+    )
+    .with_opacity(1.0)]);
+    let mut sky = SkyParams::with_sun(DVec3::new(0.0, 1.0, 0.0));
+    sky.weather.fog_density_per_m = 0.5;
+    sky.weather.fog_start_m = 0.0;
+    let mut structure = fl_render::Instance::new(
+        renderer.silhouette(fl_render::Category::Structure),
+        camera_pos + d_model * 10_000.0,
+        DQuat::IDENTITY,
+    );
+    structure.scale = 40.0;
+    let frame = Frame {
+        camera: Camera {
+            position: camera_pos,
+            orientation,
+            vertical_fov_rad: 60f64.to_radians(),
+            aspect: 1.0,
+            near_m: 0.25,
+        },
+        sky,
+        lights: Vec::new(),
+        instances: vec![structure],
+        terrain: vec![7],
+    };
+    let img = common::render(&gpu, &mut renderer, &frame, SIZE, SIZE);
+    common::keep("haze_shared", &img);
+    let bare = {
+        let mut f = frame.clone();
+        f.instances.clear();
+        f.terrain.clear();
+        renderer.set_particles(&[]);
+        common::render(&gpu, &mut renderer, &f, SIZE, SIZE)
+    };
+    let at = |d: DVec3| {
+        let (x, y) = pixel(d);
+        (*img.get_pixel(x, y), *bare.get_pixel(x, y))
+    };
+    let (model, model_sky) = at(d_model);
+    let (ground_px, ground_sky) = at(d_ground);
+    let (smoke, smoke_sky) = at(d_smoke);
+    eprintln!(
+        "model {model:?} (sky {model_sky:?}), ground {ground_px:?} (sky {ground_sky:?}), smoke {smoke:?} (sky {smoke_sky:?})"
+    );
+    // Each is drawn (the sky pass alone shows the ground of the sky table there)...
+    for (p, s, what) in [
+        (model, model_sky, "model"),
+        (ground_px, ground_sky, "ground"),
+        (smoke, smoke_sky, "smoke"),
+    ] {
+        assert_ne!(p, s, "{what} not drawn");
+    }
+    // ...and all three are the same haze.
+    let close = |a: image::Rgba<u8>, b: image::Rgba<u8>| (0..3).all(|k| a[k].abs_diff(b[k]) <= 3);
+    assert!(
+        close(model, ground_px),
+        "model {model:?} vs ground {ground_px:?}"
+    );
+    assert!(
+        close(smoke, ground_px),
+        "smoke {smoke:?} vs ground {ground_px:?}"
+    );
+}
