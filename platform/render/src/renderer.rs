@@ -127,6 +127,8 @@ pub struct Renderer {
     wireframe: bool,
     terrain_pipeline: wgpu::RenderPipeline,
     terrain: TerrainStore,
+    /// The caller decides which terrain chunks stay ([`Renderer::set_terrain_caller_owned`]).
+    terrain_caller_owned: bool,
     terrain_offsets: wgpu::Buffer,
     terrain_offsets_capacity: u64,
     tonemap_module: wgpu::ShaderModule,
@@ -482,6 +484,7 @@ impl Renderer {
             wireframe: false,
             terrain_pipeline,
             terrain: TerrainStore::default(),
+            terrain_caller_owned: false,
             terrain_offsets,
             terrain_offsets_capacity,
             tonemap_module,
@@ -534,9 +537,33 @@ impl Renderer {
     /// is inconsistent (lengths differ, an index past the vertices, non-finite values, over
     /// [`crate::terrain::MAX_CHUNK_VERTICES`]) is refused and nothing changes. Chunks are
     /// dropped when not drawn for [`crate::terrain::EVICT_AFTER_FRAMES`] frames, and the least
-    /// recently drawn past [`crate::terrain::MAX_RESIDENT_CHUNKS`].
+    /// recently drawn past [`crate::terrain::MAX_RESIDENT_CHUNKS`], unless the caller owns
+    /// residency ([`Renderer::set_terrain_caller_owned`]).
     pub fn upload_terrain(&mut self, gpu: &Gpu, chunk: &TerrainChunk) -> Result<(), ChunkError> {
+        if self.terrain_caller_owned
+            && self.terrain.chunks.len() >= crate::terrain::MAX_RESIDENT_CHUNKS
+            && !self.terrain.chunks.contains_key(&chunk.key)
+        {
+            // Refused rather than another chunk dropped behind the caller's back.
+            return Err(ChunkError::Invalid {
+                key: chunk.key,
+                what: format!(
+                    "{} chunks already held (the caller owns residency: evict some first)",
+                    crate::terrain::MAX_RESIDENT_CHUNKS
+                ),
+            });
+        }
         self.terrain.upload(gpu, chunk)
+    }
+
+    /// Who decides which terrain chunks stay on the GPU. `false` (the default): the renderer
+    /// drops chunks undrawn for [`crate::terrain::EVICT_AFTER_FRAMES`] frames and the least
+    /// recently drawn past [`crate::terrain::MAX_RESIDENT_CHUNKS`]. `true`: the caller (a
+    /// streamer that keeps chunks it does not draw every frame, such as stand-ins) does; nothing
+    /// is dropped but by [`Renderer::remove_terrain`], and a new key past the bound is refused
+    /// ([`ChunkError::Invalid`]).
+    pub fn set_terrain_caller_owned(&mut self, on: bool) {
+        self.terrain_caller_owned = on;
     }
 
     /// Whether a chunk of this key is on the GPU (upload it if not).
@@ -1165,6 +1192,13 @@ impl Renderer {
         self.stats.terrain_chunks = terrain_draws.len();
         self.stats.terrain_culled = terrain_culled;
         self.stats.particles = self.particles.drawn();
+        if self.terrain_caller_owned {
+            // Nothing ages out behind the caller's back (at most MAX_RESIDENT_CHUNKS to touch).
+            let now = self.terrain.frame;
+            for c in self.terrain.chunks.values_mut() {
+                c.last_used = now;
+            }
+        }
         self.terrain.end_frame();
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! The command line and what each mode does with it: a model shot (`--model … --out`), the
-//! model window (`--model` without `--out`) and the world from a camera (`--lat --lon … --out`).
+//! model window (`--model` without `--out`), the world from a camera (`--lat --lon … --out`) and
+//! the world window (`--lat --lon` without `--out`, a free-flying camera over streamed terrain).
 //! The binary only parses, calls [`run`] and prints; the tests drive the same code.
 
 use std::path::PathBuf;
@@ -93,9 +94,25 @@ pub struct Cli {
     /// World: weather preset: clear, partly_cloudy, overcast, rain, storm, snow, blizzard.
     #[arg(long, value_name = "PRESET", default_value = "clear")]
     pub weather: String,
-    /// Window: close by itself after this many frames (scripts, screenshots).
+    /// Window: close by itself after this many frames (scripts, screenshots). In the world
+    /// window the camera then moves 1/60 s per frame, so the path is the same on any machine.
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
+    /// World window: the camera's forward speed at start, m/s (0…100000; R/F change it).
+    #[arg(
+        long,
+        value_name = "M/S",
+        allow_negative_numbers = true,
+        default_value_t = 250.0
+    )]
+    pub speed: f64,
+    /// World window: fly straight ahead for this many seconds (wall clock), then close.
+    #[arg(long, value_name = "S")]
+    pub fly_seconds: Option<f64>,
+    /// World window: at the end of a scripted run (--frames or --fly-seconds), let the terrain
+    /// settle and write the last view to this PNG.
+    #[arg(long, value_name = "FILE.png")]
+    pub screenshot: Option<PathBuf>,
 }
 
 /// What a finished command did (printed by the binary).
@@ -379,6 +396,39 @@ pub fn world_view(cli: &Cli, lat: f64, lon: f64, size: (u32, u32)) -> Result<Wor
     Ok(view)
 }
 
+/// The world window: checks the flight options, loads the terrain, flies.
+fn run_world_window(cli: &Cli, view: WorldView) -> Result<Report, ViewError> {
+    let speed_mps = in_range("speed", cli.speed, 0.0, 100_000.0, " m/s")?;
+    if let Some(s) = cli.fly_seconds {
+        in_range(
+            "fly-seconds",
+            s,
+            0.0,
+            crate::world_window::MAX_FLY_SECONDS,
+            " s",
+        )?;
+    }
+    if cli.screenshot.is_some() && cli.frames.is_none() && cli.fly_seconds.is_none() {
+        return Err(ViewError::argument(
+            "screenshot",
+            "",
+            "needs a scripted run: add --frames N or --fly-seconds S",
+        ));
+    }
+    let content = load_content(cli.pack.as_deref())?;
+    let terrain = Terrain::from_content(&content, TerrainConfig::default());
+    crate::world_window::run_world_window(
+        terrain,
+        crate::world_window::FlightOptions {
+            view,
+            speed_mps,
+            frames: cli.frames,
+            fly_seconds: cli.fly_seconds,
+            screenshot: cli.screenshot.clone(),
+        },
+    )
+}
+
 fn run_world(
     cli: &Cli,
     lat: f64,
@@ -388,12 +438,19 @@ fn run_world(
 ) -> Result<Report, ViewError> {
     let view = world_view(cli, lat, lon, size)?;
     let Some(out) = &cli.out else {
-        return Err(ViewError::argument(
-            "out",
-            "",
-            "the world view renders offscreen only for now: add --out FILE.png (the window shows models: --model TYPE_ID)",
-        ));
+        return run_world_window(cli, view);
     };
+    if cli.screenshot.is_some() || cli.fly_seconds.is_some() {
+        return Err(ViewError::argument(
+            if cli.screenshot.is_some() {
+                "screenshot"
+            } else {
+                "fly-seconds"
+            },
+            "",
+            "belongs to the world window; with --out the picture is the one-shot image",
+        ));
+    }
     let mut timings = Timings::default();
     let terrain = timed(&mut timings.load, || -> Result<Terrain, ViewError> {
         let content = load_content(cli.pack.as_deref())?;

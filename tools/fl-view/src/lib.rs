@@ -9,8 +9,10 @@ pub mod error;
 pub mod pack;
 pub mod scene;
 pub mod shot;
+pub mod stream_sink;
 pub mod window;
 pub mod world;
+pub mod world_window;
 
 pub use cli::{Cli, Report, run};
 pub use error::{EXIT_FAILURE, ViewError};

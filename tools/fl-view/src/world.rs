@@ -176,6 +176,9 @@ pub fn build_terrain(terrain: &Terrain, view: &WorldView) -> Vec<TerrainChunk> {
         .filter(|c| c.visible)
         .map(|c| c.key)
         .collect();
+    // Counted, so the world window can prove it never builds on its render thread.
+    crate::world_window::SYNC_CHUNK_BUILDS
+        .fetch_add(keys.len() as u64, std::sync::atomic::Ordering::Relaxed);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
