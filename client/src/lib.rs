@@ -29,6 +29,7 @@ pub mod entities;
 pub mod geom;
 pub mod headless;
 pub mod input_clock;
+pub mod instruments;
 pub mod local_server;
 pub mod messages;
 pub mod prediction;
