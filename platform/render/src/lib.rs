@@ -22,6 +22,7 @@ pub mod sun;
 pub mod surface;
 pub mod target;
 pub mod terrain;
+pub mod ui;
 mod upload;
 
 pub use error::RenderError;
@@ -33,3 +34,4 @@ pub use particles::{Particle, ParticleKind, contrail_forms};
 pub use renderer::{FrameStats, ModelHandle, Renderer};
 pub use target::OffscreenTarget;
 pub use terrain::{ChunkError, TerrainChunk, TerrainKey};
+pub use ui::{UiFrame, UiPainter};
