@@ -223,6 +223,9 @@ pub struct TerrainIndex {
     pub(crate) height_levels: [u32; 6],
     /// Per face, bit L set when some land-cover tile of level L exists.
     pub(crate) cover_levels: [u32; 6],
+    /// Per face and level (where its `height_levels` bit is set), the tiles' index range
+    /// (i min, i max, j min, j max): a key outside it has no height file, with no map lookup.
+    pub(crate) height_extent: [[[u32; 4]; MAX_LEVEL as usize + 1]; 6],
     /// Warnings found while scanning (also logged).
     pub warnings: Vec<String>,
 }
@@ -470,6 +473,14 @@ impl TerrainIndex {
                                 neighbours: AtomicU16::new(0),
                             },
                         );
+                        if !lc {
+                            let e = &mut ix.height_extent[usize::from(face)][usize::from(level)];
+                            *e = if ix.height_levels[usize::from(face)] & (1 << level) == 0 {
+                                [i, i, j, j]
+                            } else {
+                                [e[0].min(i), e[1].max(i), e[2].min(j), e[3].max(j)]
+                            };
+                        }
                         let levels = if lc {
                             &mut ix.cover_levels
                         } else {
@@ -503,6 +514,18 @@ impl TerrainIndex {
             });
         }
         ix
+    }
+
+    /// Whether `key` lies within the index range of its face and level's height tiles (a
+    /// cheap test: `false` means no height file; `true` means there may be one).
+    #[inline]
+    pub(crate) fn may_have_height(&self, key: TileKey) -> bool {
+        let (f, l) = (usize::from(key.face), usize::from(key.level));
+        if f >= 6 || l > usize::from(MAX_LEVEL) || self.height_levels[f] & (1 << l) == 0 {
+            return false;
+        }
+        let e = self.height_extent[f][l];
+        (e[0]..=e[1]).contains(&key.i) && (e[2]..=e[3]).contains(&key.j)
     }
 
     /// Whether a height tile file for `key` is in the index (it may still turn out unreadable).

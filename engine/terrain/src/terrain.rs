@@ -255,27 +255,32 @@ impl Terrain {
     }
 
     /// Height above the sphere at geodetic latitude/longitude (degrees), m.
+    #[inline]
     pub fn height_at(&self, lat_deg: f64, lon_deg: f64) -> f64 {
         self.height_dir(cube::latlon_to_dir(lat_deg, lon_deg))
     }
 
     /// Height above the sphere under world position `p` on a planet of `radius_m`, m.
+    #[inline]
     pub fn height_at_world(&self, radius_m: f64, p: Vec3) -> f64 {
         self.height_dir(cube::world_to_dir(radius_m, p))
     }
 
     /// Height at a unit direction from the planet's centre, m.
+    #[inline]
     pub fn height_dir(&self, d: Vec3) -> f64 {
         self.height_info(d).height_m
     }
 
     /// Height with where it came from.
+    #[inline]
     pub fn height_info(&self, d: Vec3) -> HeightInfo {
         self.height_info_at(d, None)
     }
 
     /// [`Terrain::height_info`] with the face position already known (`fp` must be `d`'s; it
     /// saves the inverse mapping and keeps a caller's lattice positions exact).
+    #[inline]
     fn height_info_at(&self, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
         let base_only = |h: f64| HeightInfo {
             height_m: h,
@@ -287,15 +292,21 @@ impl Terrain {
         }
         let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
         let top = self.store.index().height_levels[usize::from(fp.face)];
-        let Some((h, level, interior)) = self.pack_height(d, fp, top) else {
-            return base_only(self.outer_height(d));
-        };
-        // A tile deeper inside a theater than the margin needs no theater weight (and no
+        // The theater weight is asked (once) as soon as the tile is known not to be a theater
+        // interior tile; a tile deeper inside a theater than the margin needs none (and no
         // latitude/longitude): the common case, kept cheap.
+        let (h, level, interior, asked) =
+            match self.pack_height_gated(d, fp, top, || self.theater_weight(d)) {
+                Gated::Pack(h, level, interior, asked) => (h, level, interior, asked),
+                Gated::NoTile | Gated::Outside => return base_only(self.outer_height(d)),
+            };
         let w = if interior {
             1.0
         } else {
-            self.theater_weight(d)
+            match asked {
+                Some(w) => w,
+                None => self.theater_weight(d),
+            }
         };
         if w <= 0.0 {
             return base_only(self.outer_height(d));
@@ -336,48 +347,94 @@ impl Terrain {
     /// level-edge blend: (height, finest level, whether that tile is a theater interior tile and
     /// no level blend applied); `None` when no level has a readable tile here.
     fn pack_height(&self, d: Vec3, fp: FacePos, levels: u32) -> Option<(f64, u8, bool)> {
+        match self.pack_height_gated(d, fp, levels, || 1.0) {
+            Gated::Pack(h, level, interior, _) => Some((h, level, interior)),
+            Gated::NoTile | Gated::Outside => None,
+        }
+    }
+
+    /// [`Terrain::pack_height`] that asks `gate` (the theater weight) as soon as the finest
+    /// readable tile is known not to be a theater interior tile, and stops there when it is 0:
+    /// the height is then the outer surface whatever the pack's (so the level blend below, which
+    /// may read coarser tiles and the outer surface itself, is skipped — the same value, sooner).
+    /// The weight comes back with the height (`None`: not asked).
+    fn pack_height_gated(
+        &self,
+        d: Vec3,
+        fp: FacePos,
+        levels: u32,
+        mut gate: impl FnMut() -> f64,
+    ) -> Gated {
         let mut bits = levels;
         while bits != 0 {
             let level = 31 - bits.leading_zeros() as u8;
             bits &= !(1 << level);
             let key = TileKey::at(fp.face, level, fp.u, fp.v);
-            let Some(file) = self.store.file(Layer::Heights, key) else {
-                continue;
-            };
             let n = f64::from(key.tiles_per_axis());
             let s = fp.u * n - f64::from(key.i);
             let t = fp.v * n - f64::from(key.j);
-            let sampled = self
-                .store
-                .with_file_tile(Layer::Heights, key, file, |tile| match tile {
-                    TileData::Heights(h) => Some(bilinear(h, s, t)),
-                    TileData::LandCover(_) => None,
-                });
-            let Some(Some(here)) = sampled else {
+            let sample = |tile: &TileData| match tile {
+                TileData::Heights(h) => Some(bilinear(h, s, t)),
+                TileData::LandCover(_) => None,
+            };
+            // The thread's recent tiles answer the warm case without the index: a hit is a
+            // readable file of this key (its interior flag kept with it).
+            let (here, tile, interior) =
+                match self
+                    .store
+                    .with_recent(Layer::Heights, key, |tile, interior, neighbours| {
+                        (sample(tile), interior, neighbours)
+                    }) {
+                    Some((here, interior, neighbours)) => {
+                        (here, Known::Neighbours(neighbours), interior)
+                    }
+                    None => {
+                        if !self.store.index().may_have_height(key) {
+                            continue;
+                        }
+                        let Some(file) = self.store.file(Layer::Heights, key) else {
+                            continue;
+                        };
+                        let here = self
+                            .store
+                            .with_file_tile(Layer::Heights, key, file, sample)
+                            .flatten();
+                        (here, Known::File(file), file.interior)
+                    }
+                };
+            let Some(here) = here else {
                 continue;
             };
-            let w = self.edge_weight(key, file, s, t);
+            let weight = if interior {
+                None
+            } else {
+                let w = gate();
+                if w <= 0.0 {
+                    return Gated::Outside;
+                }
+                Some(w)
+            };
+            let w = self.edge_weight(key, tile, s, t);
             if w >= 1.0 {
-                return Some((here, level, file.interior));
+                return Gated::Pack(here, level, interior, weight);
             }
             let coarser = match self.pack_height(d, fp, bits) {
                 Some((c, _, _)) => c,
                 None => self.outer_height(d),
             };
-            return Some((coarser + w * (here - coarser), level, false));
+            return Gated::Pack(coarser + w * (here - coarser), level, false, weight);
         }
-        None
+        Gated::NoTile
     }
 
     /// Which of a tile's 8 neighbours at its level are readable (bits in [`NEIGHBOURS`] order),
     /// learnt once per tile (it decodes them the first time: a pure function of the files).
     fn neighbour_mask(&self, key: TileKey, file: &TileFile) -> u16 {
-        const KNOWN: u16 = 1 << 15;
         let m = file.neighbours.load(Ordering::Acquire);
-        if m & KNOWN != 0 {
+        if m & NEIGHBOURS_KNOWN != 0 {
             return m;
         }
-        let mut m = KNOWN;
+        let mut m = NEIGHBOURS_KNOWN;
         for (bit, (ds, dt)) in NEIGHBOURS.iter().enumerate() {
             if self.store.usable(Layer::Heights, key.beyond(*ds, *dt)) {
                 m |= 1 << bit;
@@ -388,13 +445,34 @@ impl Terrain {
     }
 
     /// 1 away from the edges of this level's coverage, falling to 0 at an edge or corner beyond
-    /// which the level has no readable tile.
-    fn edge_weight(&self, key: TileKey, file: &TileFile, s: f64, t: f64) -> f64 {
+    /// which the level has no readable tile. `tile`: the tile's file, or its neighbours' verdicts
+    /// as the thread's recent tiles last saw them (the file is looked up when they were not
+    /// known yet, only near an edge).
+    #[inline]
+    fn edge_weight(&self, key: TileKey, tile: Known<'_>, s: f64, t: f64) -> f64 {
         let m = self.cfg.level_margin_cells / TILE_CELLS as f64;
         if m <= 0.0 || (s >= m && s <= 1.0 - m && t >= m && t <= 1.0 - m) {
             return 1.0;
         }
-        let mask = self.neighbour_mask(key, file);
+        self.edge_weight_near(key, tile, m, s, t)
+    }
+
+    /// [`Terrain::edge_weight`] within `m` (tile-local) of an edge: out of line, the rare case.
+    #[inline(never)]
+    fn edge_weight_near(&self, key: TileKey, tile: Known<'_>, m: f64, s: f64, t: f64) -> f64 {
+        let mask = match tile {
+            Known::Neighbours(mask) if mask & NEIGHBOURS_KNOWN != 0 => mask,
+            Known::File(file) => self.neighbour_mask(key, file),
+            Known::Neighbours(_) => {
+                // A tile that was read has its file in the index.
+                let Some(file) = self.store.file(Layer::Heights, key) else {
+                    return 1.0;
+                };
+                let mask = self.neighbour_mask(key, file);
+                self.store.note_recent_neighbours(Layer::Heights, key, mask);
+                mask
+            }
+        };
         if mask & 0xff == 0xff {
             return 1.0;
         }
@@ -510,6 +588,28 @@ impl Terrain {
     }
 }
 
+/// Bit 15 of [`TileFile::neighbours`]: the other bits are known.
+const NEIGHBOURS_KNOWN: u16 = 1 << 15;
+
+/// What is at hand about a tile read for [`Terrain::edge_weight`].
+#[derive(Clone, Copy)]
+enum Known<'a> {
+    /// Its file (from the index).
+    File(&'a TileFile),
+    /// Its neighbours' verdicts as the thread's recent tiles hold them (maybe not known yet).
+    Neighbours(u16),
+}
+
+/// What [`Terrain::pack_height_gated`] found.
+enum Gated {
+    /// No level has a readable tile here.
+    NoTile,
+    /// The gate (theater weight) said 0: the outer surface is the height.
+    Outside,
+    /// (height, finest level, interior and no level blend, the gate's weight if it was asked).
+    Pack(f64, u8, bool, Option<f64>),
+}
+
 /// The 8 neighbours of a tile as tile-local positions of their centres: −u, +u, −v, +v, then
 /// the corners (−u−v, +u−v, −u+v, +u+v).
 const NEIGHBOURS: [(f64, f64); 8] = [
@@ -539,12 +639,16 @@ fn nearest(x: f64) -> usize {
 pub fn bilinear(h: &[i16], s: f64, t: f64) -> f64 {
     let x = (s * TILE_CELLS as f64).clamp(0.0, TILE_CELLS as f64);
     let y = (t * TILE_CELLS as f64).clamp(0.0, TILE_CELLS as f64);
-    let c0 = (libm::floor(x) as usize).min(TILE_CELLS - 1);
-    let r0 = (libm::floor(y) as usize).min(TILE_CELLS - 1);
+    // x, y ∈ [0, 128] (or NaN, which `as` turns into 0 as floor's NaN would be): truncation is
+    // floor here, without libm's out-of-line call.
+    let c0 = (x as usize).min(TILE_CELLS - 1);
+    let r0 = (y as usize).min(TILE_CELLS - 1);
     let (fx, fy) = (x - c0 as f64, y - r0 as f64);
-    let at = |r: usize, c: usize| f64::from(h[r * TILE_SIZE + c]);
-    let top = at(r0, c0) + (at(r0, c0 + 1) - at(r0, c0)) * fx;
-    let bot = at(r0 + 1, c0) + (at(r0 + 1, c0 + 1) - at(r0 + 1, c0)) * fx;
+    // The four samples from one slice (one bounds check instead of four).
+    let q = &h[r0 * TILE_SIZE + c0..][..TILE_SIZE + 2];
+    let at = |r: usize, c: usize| f64::from(q[r * TILE_SIZE + c]);
+    let top = at(0, 0) + (at(0, 1) - at(0, 0)) * fx;
+    let bot = at(1, 0) + (at(1, 1) - at(1, 0)) * fx;
     top + (bot - top) * fy
 }
 
