@@ -12,7 +12,9 @@
 use fl_render::{Gpu, Renderer, TerrainChunk, TerrainKey};
 use fl_terrain::chunks::ChunkMesh;
 use fl_terrain::cube::TileKey;
-use fl_terrain::stream::ChunkSink;
+use std::collections::VecDeque;
+
+use fl_terrain::stream::{ChunkSink, ChunkSource};
 
 use crate::world::to_render_chunk;
 
@@ -112,6 +114,46 @@ impl<T: TerrainTarget> ChunkSink for StreamSink<'_, T> {
     }
 }
 
+/// A [`ChunkSource`] that hands the stream at most `per_frame` finished meshes a frame and keeps
+/// the rest for the next frames, so a burst of chunks finishing together (up to the stream's 32
+/// in flight) spreads its uploads over several frames instead of stalling one. Nothing is
+/// dropped: the kept meshes are still requested in the stream's books, and their number is
+/// bounded by what it has in flight.
+#[derive(Debug)]
+pub struct BudgetedSource<S> {
+    inner: S,
+    per_frame: usize,
+    ready: VecDeque<ChunkMesh>,
+}
+
+impl<S: ChunkSource> BudgetedSource<S> {
+    /// `inner`'s meshes, at most `per_frame` (at least 1) a poll.
+    pub fn new(inner: S, per_frame: usize) -> Self {
+        Self {
+            inner,
+            per_frame: per_frame.max(1),
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// Meshes finished and not yet handed over.
+    pub fn waiting(&self) -> usize {
+        self.ready.len()
+    }
+}
+
+impl<S: ChunkSource> ChunkSource for BudgetedSource<S> {
+    fn request(&mut self, key: TileKey) -> bool {
+        self.inner.request(key)
+    }
+
+    fn poll(&mut self) -> Vec<ChunkMesh> {
+        self.ready.extend(self.inner.poll());
+        let n = self.ready.len().min(self.per_frame);
+        self.ready.drain(..n).collect()
+    }
+}
+
 /// The renderer keys (`Frame::terrain`) of the stream's drawn chunks.
 pub fn frame_keys(drawn: &[TileKey]) -> Vec<TerrainKey> {
     drawn.iter().map(|k| k.packed()).collect()
@@ -120,12 +162,12 @@ pub fn frame_keys(drawn: &[TileKey]) -> Vec<TerrainKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeMap, VecDeque};
+    use std::collections::BTreeMap;
 
     use fl_flight::gravity::EARTH_RADIUS_M;
     use fl_terrain::chunks::{ChunkView, build_chunk};
     use fl_terrain::cube::latlon_to_world;
-    use fl_terrain::stream::{ChunkSource, StreamSettings, TerrainStream};
+    use fl_terrain::stream::{StreamSettings, TerrainStream};
     use fl_terrain::{Terrain, TerrainConfig};
 
     /// The renderer's side: what it holds and how often each key was uploaded and removed.
@@ -192,6 +234,32 @@ mod tests {
             (k & m28) as u32,
         )
         .expect("a packed tile key")
+    }
+
+    #[test]
+    fn a_budgeted_source_hands_over_a_burst_over_several_polls_and_loses_nothing() {
+        let terrain = Terrain::base_only(TerrainConfig::default());
+        let mut src = BudgetedSource::new(
+            Slow {
+                terrain,
+                queue: VecDeque::new(),
+            },
+            4,
+        );
+        let keys: Vec<TileKey> = (0..4u32)
+            .flat_map(|j| (0..4u32).map(move |i| TileKey::new(2, 2, i, j).expect("key")))
+            .collect();
+        for k in &keys {
+            assert!(src.request(*k));
+        }
+        let mut got = Vec::new();
+        for _ in 0..10 {
+            let batch = src.poll();
+            assert!(batch.len() <= 4, "{}", batch.len());
+            got.extend(batch.into_iter().map(|m| m.key));
+        }
+        assert_eq!(got, keys, "all of them, in order, none twice");
+        assert_eq!(src.waiting(), 0);
     }
 
     #[test]

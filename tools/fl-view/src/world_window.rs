@@ -33,7 +33,7 @@ use winit::window::{Window, WindowId};
 
 use crate::cli::Report;
 use crate::error::ViewError;
-use crate::stream_sink::{RendererTerrain, SinkTotals, StreamSink, frame_keys};
+use crate::stream_sink::{BudgetedSource, RendererTerrain, SinkTotals, StreamSink, frame_keys};
 use crate::world::WorldView;
 
 /// The keys, as the window title and docs/fl-view.md list them.
@@ -41,6 +41,9 @@ pub const KEYS: &str = "W/S or Up/Down: pitch, A/D or Left/Right: turn, R/F or +
 
 /// The simulated time per frame of a `--frames` run (the path is then the same on any machine).
 pub const SCRIPTED_STEP_S: f64 = 1.0 / 60.0;
+/// Most chunk meshes uploaded in one frame (a burst waits for the next frames; see
+/// [`BudgetedSource`]).
+pub const UPLOADS_PER_FRAME: usize = 8;
 /// Lowest the camera goes above the ground under it, m.
 pub const MIN_CLEARANCE_M: f64 = 5.0;
 /// Most frames a `--screenshot` run keeps drawing at the end, camera stopped, for the stream to
@@ -278,6 +281,11 @@ pub struct FlightStats {
     pub cpu_p95_ms: f64,
     /// See `cpu_median_ms`.
     pub cpu_max_ms: f64,
+    /// Median and largest CPU time of the stream's update (selection, uploads, evictions), ms:
+    /// the part of `cpu_*` spent on terrain.
+    pub stream_median_ms: f64,
+    /// See `stream_median_ms`.
+    pub stream_max_ms: f64,
     /// Median and largest time between presented frames, ms.
     pub interval_median_ms: f64,
     /// See `interval_median_ms`.
@@ -294,7 +302,7 @@ impl FlightStats {
     /// The report's lines (`key=value` pairs, one line, so scripts and tests can read them).
     pub fn line(&self) -> String {
         format!(
-            "world-stats frames={} pending_frames={} stand_in_frames={} blocking_builds={} root_chunks={} uploaded={} refused={} evicted={} max_resident={} resident_bound={} lost_on_gpu={} cpu_median_ms={:.2} cpu_p95_ms={:.2} cpu_max_ms={:.2} interval_median_ms={:.2} interval_max_ms={:.2} flown_m={:.0} settle_frames={} converged={}",
+            "world-stats frames={} pending_frames={} stand_in_frames={} blocking_builds={} root_chunks={} uploaded={} refused={} evicted={} max_resident={} resident_bound={} lost_on_gpu={} cpu_median_ms={:.2} cpu_p95_ms={:.2} cpu_max_ms={:.2} stream_median_ms={:.2} stream_max_ms={:.2} interval_median_ms={:.2} interval_max_ms={:.2} flown_m={:.0} settle_frames={} converged={}",
             self.frames,
             self.pending_frames,
             self.stand_in_frames,
@@ -309,6 +317,8 @@ impl FlightStats {
             self.cpu_median_ms,
             self.cpu_p95_ms,
             self.cpu_max_ms,
+            self.stream_median_ms,
+            self.stream_max_ms,
             self.interval_median_ms,
             self.interval_max_ms,
             self.flown_m,
@@ -331,7 +341,7 @@ struct Live {
     surface: WindowSurface,
     gpu: Gpu,
     renderer: Renderer,
-    stream: TerrainStream<ChunkBuilder>,
+    stream: TerrainStream<BudgetedSource<ChunkBuilder>>,
     probe: GroundProbe,
 }
 
@@ -346,6 +356,7 @@ struct App {
     totals: SinkTotals,
     stats: FlightStats,
     cpu: Histogram,
+    stream_cpu: Histogram,
     interval: Histogram,
     last_present: Option<Instant>,
     last_step: Option<Instant>,
@@ -380,6 +391,7 @@ pub fn run_world_window(terrain: Terrain, opts: FlightOptions) -> Result<Report,
         totals: SinkTotals::default(),
         stats: FlightStats::default(),
         cpu: Histogram::new(),
+        stream_cpu: Histogram::new(),
         interval: Histogram::new(),
         last_present: None,
         last_step: None,
@@ -405,6 +417,8 @@ pub fn run_world_window(terrain: Terrain, opts: FlightOptions) -> Result<Report,
     s.cpu_median_ms = app.cpu.quantile(0.5);
     s.cpu_p95_ms = app.cpu.quantile(0.95);
     s.cpu_max_ms = app.cpu.max_ms;
+    s.stream_median_ms = app.stream_cpu.quantile(0.5);
+    s.stream_max_ms = app.stream_cpu.max_ms;
     s.interval_median_ms = app.interval.quantile(0.5);
     s.interval_max_ms = app.interval.max_ms;
     let mut lines = vec![format!(
@@ -538,6 +552,7 @@ impl App {
         self.camera.view.width = w;
         self.camera.view.height = h;
         let chunk_view = self.camera.chunk_view(ground);
+        let t_stream = Instant::now();
         let drawn = {
             let mut sink = StreamSink::new(
                 RendererTerrain::new(&live.gpu, &mut live.renderer),
@@ -545,6 +560,7 @@ impl App {
             );
             frame_keys(live.stream.update(&chunk_view, &mut sink))
         };
+        self.stream_cpu.add(t_stream.elapsed().as_secs_f64() * 1e3);
         let st = live.stream.stats();
         let frame = world_frame(&self.camera.view, drawn);
         if let Err(e) = live
@@ -657,8 +673,13 @@ impl App {
         let stream = {
             let mut sink =
                 StreamSink::new(RendererTerrain::new(&gpu, &mut renderer), &mut self.totals);
-            TerrainStream::new(&self.terrain, builder, StreamSettings::default(), &mut sink)
-                .map_err(|e| fl_render::RenderError::Surface(e.to_string()))?
+            TerrainStream::new(
+                &self.terrain,
+                BudgetedSource::new(builder, UPLOADS_PER_FRAME),
+                StreamSettings::default(),
+                &mut sink,
+            )
+            .map_err(|e| fl_render::RenderError::Surface(e.to_string()))?
         };
         self.stats.root_chunks = self.totals.uploaded;
         self.stats.resident_bound = stream.settings().max_resident;
