@@ -838,6 +838,29 @@ mod tests {
     }
 
     #[test]
+    fn keys_map_to_the_documented_controls() {
+        let ch = |c: &str| Key::Character(c.into());
+        for (k, want) in [
+            (Key::Named(NamedKey::ArrowUp), Some("w")),
+            (Key::Named(NamedKey::ArrowDown), Some("s")),
+            (Key::Named(NamedKey::ArrowLeft), Some("a")),
+            (Key::Named(NamedKey::ArrowRight), Some("d")),
+            (Key::Named(NamedKey::PageUp), Some("pgup")),
+            (Key::Named(NamedKey::PageDown), Some("pgdn")),
+            (Key::Named(NamedKey::Escape), Some("q")),
+            (Key::Named(NamedKey::Space), Some("space")),
+            (ch("W"), Some("w")),
+            (ch("+"), Some("r")),
+            (ch("-"), Some("f")),
+            (ch("F"), Some("f")),
+            (ch("x"), None),
+            (Key::Named(NamedKey::Tab), None),
+        ] {
+            assert_eq!(key_name(&k), want, "{k:?}");
+        }
+    }
+
+    #[test]
     fn histogram_quantiles() {
         let mut h = Histogram::new();
         for ms in [1.0, 2.0, 3.0, 4.0, 100.0] {
