@@ -104,7 +104,12 @@ fn thread_cpu_s() -> Option<f64> {
 
 /// Nanoseconds of this thread's CPU per call over ~3 s of calls: on a machine shared with other
 /// work, wall-clock numbers include the time other processes held the core; this does not.
+/// Skipped in criterion's test mode (`cargo test --benches`: no `--bench` argument), where each
+/// routine runs once.
 fn cpu_time_per_call(name: &str, mut f: impl FnMut()) {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
     let Some(start) = thread_cpu_s() else {
         return;
     };
