@@ -17,7 +17,9 @@
 //! - [`local_server`]: the embedded single-player server (fl-server on its own thread, QUIC on
 //!   loopback — the same transport and handshake as multiplayer);
 //! - [`headless`] and [`sim`]: the windowless client loop and its JSON summary, on a real network
-//!   or on an in-process LinkSim world where the server's truth is known.
+//!   or on an in-process LinkSim world where the server's truth is known;
+//! - [`instruments`] and [`hud`]: what the cockpit reads from the own aircraft, and the flight
+//!   HUD drawn from it with an egui `Painter` (docs/hud.md).
 //!
 //! Nothing here opens a window or touches audio, input devices or the GPU.
 
@@ -28,6 +30,7 @@ pub mod content;
 pub mod entities;
 pub mod geom;
 pub mod headless;
+pub mod hud;
 pub mod input_clock;
 pub mod instruments;
 pub mod local_server;
