@@ -651,4 +651,98 @@ mod tests {
         assert_eq!(wrap_deg(-180.0), 180.0);
         assert_eq!(wrap_deg(0.0), 0.0);
     }
+
+    fn reading(v: f64) -> Reading {
+        Reading {
+            ias_mps: v,
+            tas_mps: v,
+            mach: v,
+            ground_speed_mps: v,
+            altitude_m: v,
+            radar_altitude_m: Some(v),
+            vertical_speed_mps: v,
+            g: v,
+            aoa_rad: Some(v),
+            stall_fraction: v,
+            heading_rad: v,
+            pitch_rad: v,
+            roll_rad: v,
+            track_rad: v,
+            flight_path_rad: Some((v, v)),
+            fuel_kg: v,
+            fuel_fraction: v,
+            throttle: v,
+            afterburner: true,
+            gear: v,
+            flaps: v,
+            speedbrake: v,
+            on_ground: false,
+            stall_warning: true,
+            overspeed: true,
+            over_g: true,
+        }
+    }
+
+    /// The shapes `draw` emits for one frame, without a GPU.
+    fn shapes(screen: Rect, r: &Reading, extras: &HudExtras, settings: &HudSettings) -> usize {
+        let ctx = egui::Context::default();
+        // egui's own screen stays sane; only the HUD is handed `screen`.
+        let input = egui::RawInput {
+            screen_rect: Some(Rect::from_min_size(Pos2::ZERO, vec2(480.0, 270.0))),
+            ..Default::default()
+        };
+        let out = ctx.run_ui(input, |ui| draw(ui.painter(), screen, r, extras, settings));
+        let n = out.shapes.len();
+        out.drop_without_applying_deltas();
+        n
+    }
+
+    #[test]
+    fn hostile_readings_and_screens_draw_without_panicking() {
+        let screen = Rect::from_min_size(Pos2::ZERO, vec2(480.0, 270.0));
+        let extras = HudExtras {
+            max_g: f64::NAN,
+            bingo_fuel_kg: f64::INFINITY,
+            ping_ms: Some(f64::NAN),
+            loss_percent: Some(-1e300),
+            server_throttled: true,
+            notices: vec!["\u{1b}[2J".repeat(10_000); 100],
+            motd: Some("m".repeat(1 << 16)),
+        };
+        let settings = HudSettings {
+            units: Units::Metric,
+            ui_scale: f32::NAN,
+            vertical_fov_deg: f64::INFINITY,
+        };
+        for v in [f64::NAN, f64::INFINITY, -1e300, 1e300, 0.0] {
+            assert!(shapes(screen, &reading(v), &extras, &settings) > 0);
+        }
+        // Degenerate screens draw nothing rather than panic.
+        for bad in [
+            Rect::NOTHING,
+            Rect::from_min_size(Pos2::ZERO, vec2(0.0, 0.0)),
+            Rect::from_min_size(Pos2::ZERO, vec2(f32::NAN, 10.0)),
+        ] {
+            assert_eq!(shapes(bad, &reading(1.0), &extras, &settings), 0);
+        }
+    }
+
+    #[test]
+    fn the_symbology_scales_with_the_window_and_the_ui_scale() {
+        let s = HudSettings::default();
+        let m1080 = Metrics::new(Rect::from_min_size(Pos2::ZERO, vec2(1920.0, 1080.0)), &s);
+        let m270 = Metrics::new(Rect::from_min_size(Pos2::ZERO, vec2(480.0, 270.0)), &s);
+        let m2160 = Metrics::new(Rect::from_min_size(Pos2::ZERO, vec2(3840.0, 2160.0)), &s);
+        assert!((m1080.u - 1.0).abs() < 1e-6);
+        assert!(m270.font < m1080.font && m1080.font < m2160.font);
+        // Legible in a small window: the text is still about 10 px at 270 lines.
+        assert!(m270.font > 9.5 && m270.small > 8.0, "{m270:?}");
+        let big = HudSettings { ui_scale: 1.5, ..s };
+        let m = Metrics::new(Rect::from_min_size(Pos2::ZERO, vec2(1920.0, 1080.0)), &big);
+        assert!((m.font - 1.5 * m1080.font).abs() < 1e-4);
+        // The columns follow the window's height, and stay inside a narrow window.
+        assert!((column_offset(&m1080) - 0.42 * 1080.0).abs() < 1e-3);
+        let narrow = Metrics::new(Rect::from_min_size(Pos2::ZERO, vec2(400.0, 1080.0)), &s);
+        assert!(column_offset(&narrow) < 200.0);
+    }
 }
