@@ -236,7 +236,7 @@ fn draw_ladder(c: &mut Canvas<'_>, m: &Metrics, proj: &Projection, pitch_rad: f6
                 Align2::RIGHT_CENTER
             };
             c.text(
-                b + axis * side * 5.0 * u,
+                b + axis * side * 8.0 * u,
                 anchor,
                 &label,
                 font.clone(),
