@@ -147,16 +147,8 @@ mod tests {
 
     #[test]
     fn a_shader_error_names_the_file_and_line() {
-        let gpu = match crate::Gpu::new() {
-            Ok(g) => g,
-            Err(e) => {
-                assert!(
-                    std::env::var("FL_REQUIRE_GPU").as_deref() != Ok("1"),
-                    "FL_REQUIRE_GPU=1 but no graphics adapter: {e}"
-                );
-                fl_fixtures::skip(&format!("no graphics adapter ({e})"));
-                return;
-            }
+        let Some(gpu) = fl_fixtures::adapter_or_skip(crate::Gpu::new()) else {
+            return;
         };
         let broken = Wgsl {
             file: "shaders/broken.wgsl",

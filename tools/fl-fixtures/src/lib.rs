@@ -18,6 +18,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod machine;
+pub use machine::{REQUIRE_GPU_VAR, Xvfb, adapter_or_skip, no_adapter, wait_bounded};
+
 /// Environment variable naming the shared directory.
 pub const SHARED_DIR_VAR: &str = "FL_SHARED_DIR";
 /// Environment variable that turns every missing-material skip into a failure (`1`).

@@ -30,10 +30,7 @@ fn no_gpu(o: &Output) -> bool {
     if o.status.success() || !err.contains("no graphics adapter") {
         return false;
     }
-    if std::env::var("FL_REQUIRE_GPU").as_deref() == Ok("1") {
-        panic!("FL_REQUIRE_GPU=1 but no graphics adapter: {err}");
-    }
-    fl_fixtures::skip(&format!("no graphics adapter: {}", err.trim()));
+    fl_fixtures::no_adapter(err.trim());
     true
 }
 
@@ -424,53 +421,16 @@ fn wireframe_shot_draws_edges_only() {
     );
 }
 
-/// Waits for `child` at most `secs` seconds; kills it (our own child, by handle) past that.
-fn wait_bounded(child: &mut std::process::Child, secs: u64) -> Option<std::process::ExitStatus> {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    while std::time::Instant::now() < until {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
-}
-
 #[test]
 fn the_window_draws_frames_under_xvfb() {
-    use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     let Some(pack) = pack() else { return };
-    // Xvfb picks a free display and writes its number to the descriptor given (stdout here).
-    let xvfb = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1024x768x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut xvfb) = xvfb else {
-        fl_fixtures::skip("Xvfb is not installed (./dev installs xvfb)");
+    let Some(x) = fl_fixtures::Xvfb::start() else {
         return;
     };
-    let mut line = String::new();
-    if let Some(out) = xvfb.stdout.take() {
-        let _ = BufReader::new(out).read_line(&mut line);
-    }
-    let display = format!(":{}", line.trim());
     let result = (|| {
-        if line.trim().is_empty() {
-            return Err("Xvfb gave no display number".to_owned());
-        }
-        let mut child = Command::new(BIN)
+        let mut child = x
+            .command(BIN)
             .args([
                 "--pack",
                 pack.to_str().expect("utf-8 path"),
@@ -481,18 +441,16 @@ fn the_window_draws_frames_under_xvfb() {
                 "--frames",
                 "3",
             ])
-            .env("DISPLAY", &display)
-            .env_remove("WAYLAND_DISPLAY")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| e.to_string())?;
-        let status = wait_bounded(&mut child, 180).ok_or("fl-view did not finish in 180 s")?;
+        let status = fl_fixtures::wait_bounded(&mut child, std::time::Duration::from_secs(180))
+            .ok_or("fl-view did not finish in 180 s")?;
         let out = child.wait_with_output().map_err(|e| e.to_string())?;
-        Ok((status, out))
+        Ok::<_, String>((status, out))
     })();
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
+    drop(x);
     let (status, out) = result.expect("the window ran");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

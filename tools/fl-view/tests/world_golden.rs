@@ -21,16 +21,7 @@ const W: u32 = 320;
 const H: u32 = 180;
 
 fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            if std::env::var("FL_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("FL_REQUIRE_GPU=1 but no graphics adapter: {e}");
-            }
-            fl_fixtures::skip(&format!("no graphics adapter ({e})"));
-            None
-        }
-    }
+    fl_fixtures::adapter_or_skip(Gpu::new())
 }
 
 fn golden_dirs() -> fl_golden::GoldenDirs {

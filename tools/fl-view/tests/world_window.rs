@@ -8,7 +8,9 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
+use fl_fixtures::{Xvfb, wait_bounded};
 use fl_flight::gravity::EARTH_RADIUS_M;
 use fl_render::{Frame, Gpu, OffscreenTarget, Renderer, SkyParams};
 use fl_terrain::chunks::ChunkBuilder;
@@ -21,16 +23,7 @@ use fl_view::world::WorldView;
 const BIN: &str = env!("CARGO_BIN_EXE_fl-view");
 
 fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            if std::env::var("FL_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("FL_REQUIRE_GPU=1 but no graphics adapter: {e}");
-            }
-            fl_fixtures::skip(&format!("no graphics adapter ({e})"));
-            None
-        }
-    }
+    fl_fixtures::adapter_or_skip(Gpu::new())
 }
 
 /// Renderer frames past the renderer's own undrawn-chunk eviction (600 frames) while the stream
@@ -94,7 +87,7 @@ fn the_renderer_keeps_every_chunk_the_stream_holds() {
             .expect("render");
         if f % 50 == 0 {
             // Let the builder thread run (the stream never waits for it).
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
     // The test means something only if the root went undrawn long enough.
@@ -118,70 +111,16 @@ fn the_renderer_keeps_every_chunk_the_stream_holds() {
     );
 }
 
-/// Starts Xvfb on a free display; `None` (a skip recorded) without it.
-struct Xvfb(std::process::Child, String);
-
-impl Xvfb {
-    fn start() -> Option<Xvfb> {
-        use std::io::{BufRead, BufReader};
-        let xvfb = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn();
-        let Ok(mut child) = xvfb else {
-            fl_fixtures::skip("Xvfb is not installed (./dev installs xvfb)");
-            return None;
-        };
-        let mut line = String::new();
-        if let Some(out) = child.stdout.take() {
-            let _ = BufReader::new(out).read_line(&mut line);
-        }
-        if line.trim().is_empty() {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("Xvfb gave no display number");
-        }
-        let display = format!(":{}", line.trim());
-        Some(Xvfb(child, display))
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Runs fl-view on `display`, bounded: killed (our own child) after `secs` seconds.
-fn run_bounded(args: &[&str], display: &str, secs: u64) -> Output {
-    let mut child = Command::new(BIN)
+/// Runs fl-view on the Xvfb display, bounded: killed (our own child) after `secs` seconds.
+fn run_bounded(args: &[&str], x: &Xvfb, secs: u64) -> Output {
+    let mut child = x
+        .command(BIN)
         .args(args)
-        .env("DISPLAY", display)
-        .env_remove("WAYLAND_DISPLAY")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("fl-view starts");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
-    while std::time::Instant::now() < until {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    if let Ok(None) = child.try_wait() {
-        let _ = child.kill();
-    }
+    let _ = wait_bounded(&mut child, Duration::from_secs(secs));
     child.wait_with_output().expect("fl-view output")
 }
 
@@ -265,7 +204,7 @@ fn a_fast_flight_over_nttr_streams_terrain_without_waiting() {
             "--screenshot",
             shot.to_str().expect("utf-8 path"),
         ],
-        &x.1,
+        &x,
         170,
     );
     drop(x);

@@ -6,29 +6,14 @@ use std::path::{Path, PathBuf};
 
 use fl_render::{Gpu, OffscreenTarget, Renderer};
 
-/// Environment variable that turns "no adapter" into a failure instead of a skip.
-pub const REQUIRE_GPU_VAR: &str = "FL_REQUIRE_GPU";
-
 /// A device, or `None` after recording a skip (fails instead under `FL_REQUIRE_GPU=1`).
 pub fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => {
-            eprintln!(
-                "adapter: {} ({}, {})",
-                g.info.name, g.info.backend, g.info.device_type
-            );
-            Some(g)
-        }
-        Err(e) => {
-            if std::env::var(REQUIRE_GPU_VAR).as_deref() == Ok("1") {
-                panic!("{REQUIRE_GPU_VAR}=1 but no graphics adapter: {e}");
-            }
-            fl_fixtures::skip(&format!(
-                "no graphics adapter ({e}); install libvulkan1 mesa-vulkan-drivers for lavapipe"
-            ));
-            None
-        }
-    }
+    let g = fl_fixtures::adapter_or_skip(Gpu::new())?;
+    eprintln!(
+        "adapter: {} ({}, {})",
+        g.info.name, g.info.backend, g.info.device_type
+    );
+    Some(g)
 }
 
 /// The fixture pack's F-16A directory, or `None` after the fixtures' skip/fail rule.
