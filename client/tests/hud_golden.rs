@@ -27,24 +27,7 @@ const G0: f64 = 9.806_65;
 const THRESHOLD: f32 = 0.01;
 
 fn gpu() -> Option<Gpu> {
-    match Gpu::new() {
-        Ok(g) => {
-            eprintln!(
-                "adapter: {} ({}, {})",
-                g.info.name, g.info.backend, g.info.device_type
-            );
-            Some(g)
-        }
-        Err(e) => {
-            if std::env::var("FL_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("FL_REQUIRE_GPU=1 but no graphics adapter: {e}");
-            }
-            fl_fixtures::skip(&format!(
-                "no graphics adapter ({e}); install libvulkan1 mesa-vulkan-drivers for lavapipe"
-            ));
-            None
-        }
-    }
+    fl_fixtures::adapter_or_skip(Gpu::new())
 }
 
 fn golden_dirs() -> fl_golden::GoldenDirs {
