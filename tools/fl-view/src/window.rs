@@ -48,16 +48,7 @@ pub fn run_window(
     prepared: PreparedModel,
     size: (u32, u32),
 ) -> Result<Report, ViewError> {
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        // winit would fail too; say it in the user's terms, before any library gets a chance
-        // to panic over a missing X11 or Wayland library.
-        return Err(ViewError::NoDisplay {
-            reason: "neither DISPLAY nor WAYLAND_DISPLAY is set".to_owned(),
-        });
-    }
-    let event_loop = EventLoop::new().map_err(|e| ViewError::NoDisplay {
-        reason: e.to_string(),
-    })?;
+    let event_loop = open_event_loop()?;
     let mut app = App {
         cli,
         id: prepared.src.id.clone(),
@@ -306,4 +297,18 @@ impl ApplicationHandler for App<'_> {
             }
         }
     }
+}
+
+/// The event loop of a window, or `NoDisplay` in the user's terms when there is no display:
+/// checked before winit, so no library gets a chance to panic over a missing X11 or Wayland
+/// library.
+pub(crate) fn open_event_loop() -> Result<EventLoop<()>, ViewError> {
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        return Err(ViewError::NoDisplay {
+            reason: "neither DISPLAY nor WAYLAND_DISPLAY is set".to_owned(),
+        });
+    }
+    EventLoop::new().map_err(|e| ViewError::NoDisplay {
+        reason: e.to_string(),
+    })
 }

@@ -207,6 +207,12 @@ pub fn build_terrain(terrain: &Terrain, view: &WorldView) -> Vec<TerrainChunk> {
 
 /// The frame for `view` drawing `chunks` (no instances).
 pub fn world_frame(view: &WorldView, chunks: &[TerrainChunk]) -> Frame {
+    world_frame_keys(view, chunks.iter().map(|c| c.key).collect())
+}
+
+/// The frame for `view` drawing the uploaded chunks `terrain` (no instances): the sky of the
+/// view's time and weather.
+pub fn world_frame_keys(view: &WorldView, terrain: Vec<u64>) -> Frame {
     let mut sky = SkyParams::at(view.time);
     sky.weather = view.weather;
     Frame {
@@ -214,7 +220,7 @@ pub fn world_frame(view: &WorldView, chunks: &[TerrainChunk]) -> Frame {
         sky,
         lights: Vec::new(),
         instances: Vec::new(),
-        terrain: chunks.iter().map(|c| c.key).collect(),
+        terrain,
     }
 }
 

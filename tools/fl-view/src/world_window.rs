@@ -18,7 +18,7 @@ use fl_flight::gravity::EARTH_RADIUS_M;
 use fl_flight::math::Vec3;
 use fl_render::sun::{direction_to_geodetic, east_north_up};
 use fl_render::surface::{Vsync, WindowSurface, gpu_for_window};
-use fl_render::{Frame, Gpu, OffscreenTarget, Renderer, SkyParams};
+use fl_render::{Gpu, OffscreenTarget, Renderer};
 use fl_terrain::Terrain;
 use fl_terrain::chunks::{ChunkBuilder, ChunkView};
 use fl_terrain::cube::TileKey;
@@ -27,7 +27,7 @@ use glam::DVec3;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, WindowEvent};
-use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
@@ -368,14 +368,7 @@ struct App {
 
 /// Opens the world window and flies until it is closed (or the scripted run ends).
 pub fn run_world_window(terrain: Terrain, opts: FlightOptions) -> Result<Report, ViewError> {
-    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err(ViewError::NoDisplay {
-            reason: "neither DISPLAY nor WAYLAND_DISPLAY is set".to_owned(),
-        });
-    }
-    let event_loop = EventLoop::new().map_err(|e| ViewError::NoDisplay {
-        reason: e.to_string(),
-    })?;
+    let event_loop = crate::window::open_event_loop()?;
     let camera = FlyCamera {
         view: opts.view,
         speed_mps: opts.speed_mps,
@@ -562,7 +555,7 @@ impl App {
         };
         self.stream_cpu.add(t_stream.elapsed().as_secs_f64() * 1e3);
         let st = live.stream.stats();
-        let frame = world_frame(&self.camera.view, drawn);
+        let frame = crate::world::world_frame_keys(&self.camera.view, drawn);
         if let Err(e) = live
             .renderer
             .render_to_surface(&live.gpu, &frame, &live.surface, &out)
@@ -616,7 +609,8 @@ impl App {
         };
         if let Some(path) = &self.opts.screenshot {
             let (w, h) = live.surface.size();
-            let frame = world_frame(&self.camera.view, frame_keys(live.stream.drawn()));
+            let frame =
+                crate::world::world_frame_keys(&self.camera.view, frame_keys(live.stream.drawn()));
             let target = OffscreenTarget::new(&live.gpu.device, w, h)?;
             live.renderer.render_offscreen(&live.gpu, &frame, &target)?;
             let image = target.read_rgba(&live.gpu.device, &live.gpu.queue)?;
@@ -699,19 +693,6 @@ impl App {
             stream,
             probe,
         })
-    }
-}
-
-/// The frame for the camera: the sky of the view's time and weather, the stream's chunks.
-fn world_frame(view: &WorldView, terrain: Vec<u64>) -> Frame {
-    let mut sky = SkyParams::at(view.time);
-    sky.weather = view.weather;
-    Frame {
-        camera: view.camera(),
-        sky,
-        lights: Vec::new(),
-        instances: Vec::new(),
-        terrain,
     }
 }
 
