@@ -245,8 +245,10 @@ struct Flight {
     snaps: u64,
     /// From the relay's start to the first frame the own aircraft was drawn.
     first_drawn_at: Option<Duration>,
-    /// Largest per-frame pop of the own aircraft in its first 2 s on screen, m.
-    spawn_pop_m: f64,
+    /// Largest per-frame departure of the own aircraft from its own velocity in its first 2 s
+    /// on screen, as a speed (m/s): a blended correction glides at a few m/s, a snap jumps
+    /// whole ticks of flight (≈ 3 m in one frame, hundreds of m/s).
+    spawn_pop_mps: f64,
 }
 
 fn fly_through_relay(
@@ -283,7 +285,7 @@ fn fly_through_relay(
         outage_jump_m: 0.0,
         snaps: 0,
         first_drawn_at: None,
-        spawn_pop_m: 0.0,
+        spawn_pop_mps: 0.0,
     };
     let mut last_own: Option<(Duration, RenderEntity)> = None;
     let mut tick_at_watch = None;
@@ -335,9 +337,10 @@ fn fly_through_relay(
             if let Some((tl, prev)) = &last_own
                 && t <= first + Duration::from_secs(2)
             {
-                f.spawn_pop_m =
-                    f.spawn_pop_m
-                        .max(real_time_pop(prev, &own, (now - *tl).as_secs_f64()));
+                let dt = (now - *tl).as_secs_f64();
+                if dt > 0.0 {
+                    f.spawn_pop_mps = f.spawn_pop_mps.max(real_time_pop(prev, &own, dt) / dt);
+                }
             }
             if let Some((tl, prev)) = &last_own
                 && t >= watch_from
@@ -504,16 +507,20 @@ fn no_snap_after_spawn_through_the_relay() {
         };
         let f = fly_through_relay(&impair, SessionConfig::default(), 5.0, Duration::MAX);
         println!(
-            "spawn through the relay at {} ms RTT: first drawn at {:?}, largest pop in its \
-             first 2 s {:.4} m, snaps {}",
+            "spawn through the relay at {} ms RTT: first drawn at {:?}, largest departure from \
+             its own velocity in its first 2 s {:.2} m/s, snaps {}",
             2.0 * one_way_ms,
             f.first_drawn_at,
-            f.spawn_pop_m,
+            f.spawn_pop_mps,
             f.snaps
         );
         assert!(f.ended.is_none(), "{:?}", f.ended);
         let drawn = f.first_drawn_at.expect("the own aircraft was drawn");
         assert!(drawn < Duration::from_secs(3), "{drawn:?}");
-        assert!(f.spawn_pop_m <= 0.05, "spawn pop {} m", f.spawn_pop_m);
+        // Measured as a speed, not metres per frame: the settling corrections of a loaded
+        // machine (late inputs the server repeated) blend at 2-5 m/s, which at 120 frames/s is
+        // 0.02-0.06 m a frame and scaled with the frame time; a metre bound flaked under load.
+        // 10 m/s is 5 % of the spawn speed; one tick of flight snapped in a frame is ~400 m/s.
+        assert!(f.spawn_pop_mps <= 10.0, "spawn pop {} m/s", f.spawn_pop_mps);
     }
 }
