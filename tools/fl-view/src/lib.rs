@@ -9,7 +9,6 @@ pub mod error;
 pub mod pack;
 pub mod scene;
 pub mod shot;
-pub mod stream_sink;
 pub mod window;
 pub mod world;
 pub mod world_window;

@@ -15,10 +15,11 @@ use fl_flight::math::Vec3;
 use fl_render::sun::{UtcTime, east_north_up, geodetic_direction};
 use fl_render::{Camera, Frame, Gpu, OffscreenTarget, Renderer, SkyParams, TerrainChunk, Weather};
 use fl_terrain::Terrain;
-use fl_terrain::chunks::{ChunkMesh, ChunkSettings, ChunkView, build_chunk, select_chunks};
+use fl_terrain::chunks::{ChunkSettings, ChunkView, build_chunk, select_chunks};
 use glam::DVec3;
 
 use crate::error::ViewError;
+use fl_scene::to_render_chunk;
 
 /// A camera over the planet and what the sky is doing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -139,18 +140,6 @@ impl WorldView {
             viewport_height_px: self.height,
             max_error_px: self.max_error_px,
         }
-    }
-}
-
-/// A chunk mesh from fl-terrain as the renderer's plain data (key: the packed tile key).
-pub fn to_render_chunk(m: ChunkMesh) -> TerrainChunk {
-    TerrainChunk {
-        key: m.key.packed(),
-        origin: DVec3::from_array(m.origin),
-        positions: m.positions,
-        normals: m.normals,
-        land_cover: m.land_cover,
-        indices: m.indices,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The world window (`fl-view --lat … --lon …` without `--out`): a free-flying camera over the
 //! pack's terrain, streamed by `fl_terrain::stream::TerrainStream` over the threaded
-//! `ChunkBuilder` into fl-render through [`crate::stream_sink`], under the sky of `--time` and
+//! `ChunkBuilder` into fl-render through [`fl_scene::stream_sink`], under the sky of `--time` and
 //! `--weather`. A scripted run (`--frames N`, `--fly-seconds S`) flies straight ahead and exits,
 //! optionally writing `--screenshot`, and prints the run's statistics.
 //!
@@ -11,7 +11,6 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::Instant;
 
 use fl_flight::gravity::EARTH_RADIUS_M;
@@ -33,8 +32,9 @@ use winit::window::{Window, WindowId};
 
 use crate::cli::Report;
 use crate::error::ViewError;
-use crate::stream_sink::{BudgetedSource, RendererTerrain, SinkTotals, StreamSink, frame_keys};
 use crate::world::WorldView;
+use fl_scene::GroundProbe;
+use fl_scene::stream_sink::{BudgetedSource, RendererTerrain, SinkTotals, StreamSink, frame_keys};
 
 /// The keys, as the window title and docs/fl-view.md list them.
 pub const KEYS: &str = "W/S or Up/Down: pitch, A/D or Left/Right: turn, R/F or +/-: speed, PgUp/PgDn: climb/descend, Space: pause, Esc/Q: quit";
@@ -147,69 +147,6 @@ impl FlyCamera {
             aspect: f64::from(v.width) / f64::from(v.height.max(1)),
             viewport_height_px: v.height,
             max_error_px: v.max_error_px,
-        }
-    }
-}
-
-/// The ground height under the camera, read on a thread of its own (a height may need a tile
-/// read from disk). The render thread asks with the latest place and uses the last answer.
-#[derive(Debug)]
-pub struct GroundProbe {
-    tx: Option<mpsc::Sender<(f64, f64)>>,
-    rx: mpsc::Receiver<f64>,
-    asked: bool,
-    last_m: f64,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl GroundProbe {
-    /// Starts the probe over `terrain` with a first answer for the start place (read here,
-    /// before the first frame).
-    pub fn new(terrain: Terrain, lat: f64, lon: f64) -> std::io::Result<Self> {
-        let last_m = terrain.height_at(lat, lon);
-        let (tx, req) = mpsc::channel::<(f64, f64)>();
-        let (done, rx) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("fl-view-ground".into())
-            .spawn(move || {
-                while let Ok((lat, lon)) = req.recv() {
-                    if done.send(terrain.height_at(lat, lon)).is_err() {
-                        break;
-                    }
-                }
-            })?;
-        Ok(Self {
-            tx: Some(tx),
-            rx,
-            asked: false,
-            last_m,
-            thread: Some(thread),
-        })
-    }
-
-    /// The latest known ground height; asks for `lat`, `lon` when no question is open. Never
-    /// waits.
-    pub fn height(&mut self, lat: f64, lon: f64) -> f64 {
-        while let Ok(h) = self.rx.try_recv() {
-            self.asked = false;
-            if h.is_finite() {
-                self.last_m = h;
-            }
-        }
-        if !self.asked
-            && let Some(tx) = &self.tx
-        {
-            self.asked = tx.send((lat, lon)).is_ok();
-        }
-        self.last_m
-    }
-}
-
-impl Drop for GroundProbe {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
         }
     }
 }

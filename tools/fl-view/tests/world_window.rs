@@ -13,11 +13,11 @@ use std::time::Duration;
 use fl_fixtures::{Xvfb, wait_bounded};
 use fl_flight::gravity::EARTH_RADIUS_M;
 use fl_render::{Frame, Gpu, OffscreenTarget, Renderer, SkyParams};
+use fl_scene::stream_sink::{RendererTerrain, SinkTotals, StreamSink, frame_keys};
 use fl_terrain::chunks::ChunkBuilder;
 use fl_terrain::cube::TileKey;
 use fl_terrain::stream::{StreamSettings, TerrainStream};
 use fl_terrain::{Terrain, TerrainConfig};
-use fl_view::stream_sink::{RendererTerrain, SinkTotals, StreamSink, frame_keys};
 use fl_view::world::WorldView;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fl-view");

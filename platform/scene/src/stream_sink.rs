@@ -1,7 +1,7 @@
 //! The bridge from fl-terrain's streaming to fl-render: a [`ChunkSink`] that uploads the
 //! stream's finished chunk meshes to the renderer and drops the ones the stream evicts, and the
-//! frame's terrain keys from the stream's drawn set. Used by fl-view's world window and meant for
-//! the game client.
+//! frame's terrain keys from the stream's drawn set. Used by fl-view's world window and the game
+//! client.
 //!
 //! Owns nothing but counters: the stream ([`fl_terrain::stream::TerrainStream`]) is the owner of
 //! residency, so [`RendererTerrain::new`] switches the renderer's own eviction off (a chunk the
@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 
 use fl_terrain::stream::{ChunkSink, ChunkSource};
 
-use crate::world::to_render_chunk;
+use crate::to_render_chunk;
 
 /// Where the sink puts chunks: the renderer (through [`RendererTerrain`]), or a mock in tests.
 pub trait TerrainTarget {
