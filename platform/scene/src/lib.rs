@@ -4,6 +4,7 @@
 //! window and no simulation: the game client and fl-view decide where the camera is.
 
 pub mod ground_probe;
+pub mod models;
 pub mod stream_sink;
 
 pub use ground_probe::GroundProbe;

@@ -78,3 +78,14 @@ impl ViewError {
         }
     }
 }
+
+impl From<fl_scene::models::ModelLoadError> for ViewError {
+    fn from(e: fl_scene::models::ModelLoadError) -> Self {
+        use fl_scene::models::ModelLoadError as M;
+        match e {
+            M::UnknownType { id, packs, known } => ViewError::UnknownModel { id, packs, known },
+            M::Mesh { id, mesh, reason } => ViewError::Mesh { id, mesh, reason },
+            M::Model { id, source } => ViewError::Model { id, source },
+        }
+    }
+}
