@@ -86,7 +86,9 @@ impl AssetKind {
         match self {
             Self::Mesh => &["glb", "gltf"],
             Self::Texture => &["ktx2", "png"],
-            Self::Audio => &["ogg"],
+            // Ogg Vorbis (fl-base-pack); uncompressed WAV for short loops a pack generates
+            // (our own pack's engine sounds).
+            Self::Audio => &["ogg", "wav"],
             Self::Mission => &["yaml"],
             Self::AiScript => &["lua"],
             Self::Manual => &["md"],
@@ -382,7 +384,7 @@ mod tests {
         );
         assert_eq!(
             AssetKind::Audio.candidates("music/menu_theme"),
-            ["audio/music/menu_theme.ogg"]
+            ["audio/music/menu_theme.ogg", "audio/music/menu_theme.wav"]
         );
         assert_eq!(
             AssetKind::Texture.candidates("f5e"),
