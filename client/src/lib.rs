@@ -19,10 +19,14 @@
 //! - [`headless`] and [`sim`]: the windowless client loop and its JSON summary, on a real network
 //!   or on an in-process LinkSim world where the server's truth is known;
 //! - [`instruments`] and [`hud`]: what the cockpit reads from the own aircraft, and the flight
-//!   HUD drawn from it with an egui `Painter` (docs/hud.md).
+//!   HUD drawn from it with an egui `Painter` (docs/hud.md);
+//! - [`screens`], [`ui`], [`settings`] and [`address`]: the screen state machine, every screen
+//!   drawn with egui, the player's settings file, and the server-address parser shared by
+//!   `--connect` and the Join screen (docs/ui.md).
 //!
 //! Nothing here opens a window or touches audio, input devices or the GPU.
 
+pub mod address;
 pub mod autopilot;
 pub mod bridge;
 pub mod client;
@@ -38,8 +42,10 @@ pub mod messages;
 pub mod prediction;
 pub mod screens;
 pub mod session;
+pub mod settings;
 pub mod sim;
 pub mod stats;
+pub mod ui;
 pub mod weather;
 
 /// The server tick rate the client assumes (the spec's fixed 60 Hz).

@@ -12,6 +12,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use fighters_legacy::address::parse_target;
 use fighters_legacy::content::{self, ContentOptions};
 use fighters_legacy::headless::{HeadlessOptions, Mode, run};
 use fighters_legacy::session::SessionConfig;
@@ -114,30 +115,6 @@ fn ms(v: f64, what: &str) -> Result<Duration> {
     Ok(Duration::from_secs_f64(v / 1000.0))
 }
 
-fn parse_target(s: &str) -> Result<(String, u16)> {
-    let default = fl_protocol::ids::DEFAULT_GAME_PORT;
-    if let Some(rest) = s.strip_prefix('[') {
-        // [v6]:port or [v6]
-        let (host, tail) = rest
-            .split_once(']')
-            .with_context(|| format!("{s:?}: missing ']'"))?;
-        let port = match tail.strip_prefix(':') {
-            Some(p) => p.parse().with_context(|| format!("{p:?} is not a port"))?,
-            None if tail.is_empty() => default,
-            None => bail!("{s:?}: unexpected text after ']'"),
-        };
-        return Ok((host.to_owned(), port));
-    }
-    match s.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') => Ok((
-            host.to_owned(),
-            port.parse()
-                .with_context(|| format!("{port:?} is not a port"))?,
-        )),
-        _ => Ok((s.to_owned(), default)),
-    }
-}
-
 fn main_inner(args: Args) -> Result<bool> {
     if !args.headless {
         bail!("this build has no window yet; run with --headless (see `fighters-legacy --help`)");
@@ -225,25 +202,4 @@ fn main_inner(args: Args) -> Result<bool> {
         eprintln!("fighters-legacy: {e}");
     }
     Ok(summary.succeeded())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn connect_targets_parse() {
-        assert_eq!(
-            parse_target("example.org").expect("ok"),
-            ("example.org".into(), 4778)
-        );
-        assert_eq!(
-            parse_target("10.0.0.2:5000").expect("ok"),
-            ("10.0.0.2".into(), 5000)
-        );
-        assert_eq!(parse_target("[::1]:7").expect("ok"), ("::1".into(), 7));
-        assert_eq!(parse_target("[::1]").expect("ok"), ("::1".into(), 4778));
-        assert_eq!(parse_target("::1").expect("ok"), ("::1".into(), 4778));
-        assert!(parse_target("host:notaport").is_err());
-    }
 }

@@ -12,6 +12,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Screen {
     MainMenu,
+    /// Free-flight setup: aircraft, start position, time of day, weather.
+    FreeFlight,
     /// A session is starting; progress lines are shown.
     Loading,
     MissionSelect,
@@ -38,8 +40,11 @@ pub enum SessionKind {
 /// Something the player did or the session reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    /// Main menu: fly single player (sandbox).
+    /// Main menu or free-flight setup: fly single player (sandbox; from the main menu with
+    /// the setup as it stands).
     Fly,
+    /// Main menu: open the free-flight setup.
+    OpenFreeFlight,
     /// Main menu: open the mission list.
     Missions,
     /// Main menu or pause: open the settings.
@@ -72,6 +77,12 @@ pub enum Event {
     QuitToMenu,
     /// The mission reached its outcome.
     MissionEnded(String),
+    /// Pause: end the flight and see the debrief.
+    EndFlight,
+    /// Loading: the player trusts the new server's identity (the trust-on-first-use prompt).
+    TrustServer,
+    /// The player has read the message (`Screens::message`).
+    DismissMessage,
 }
 
 /// A side effect the application performs for a transition.
@@ -83,6 +94,10 @@ pub enum Effect {
     PauseServer,
     ResumeServer,
     SaveSettings,
+    /// Record the identity the trust-on-first-use prompt showed and go on connecting.
+    TrustServer,
+    /// A multiplayer session came up: put this address first in the recent servers (and save).
+    RememberServer(String),
     /// Show this message on the screen entered.
     ShowMessage(String),
     Exit,
@@ -200,9 +215,10 @@ impl Screens {
         use Screen as S;
         let mut fx = Vec::new();
         match (self.current, event) {
-            (S::MainMenu, Event::Fly) => {
+            (S::MainMenu | S::FreeFlight, Event::Fly) => {
                 self.start(SessionKind::SinglePlayer { mission: None }, &mut fx)
             }
+            (S::MainMenu, Event::OpenFreeFlight) => self.enter(S::FreeFlight, &mut fx),
             (S::MainMenu, Event::Missions) => self.enter(S::MissionSelect, &mut fx),
             (S::MainMenu, Event::OpenJoin) => self.enter(S::Join, &mut fx),
             (S::MainMenu | S::Pause, Event::OpenSettings) => {
@@ -217,7 +233,9 @@ impl Screens {
                 self.selected_mission = Some(id);
                 self.enter(S::MissionBrief, &mut fx);
             }
-            (S::MissionSelect | S::Join, Event::Back) => self.enter(S::MainMenu, &mut fx),
+            (S::MissionSelect | S::Join | S::FreeFlight, Event::Back) => {
+                self.enter(S::MainMenu, &mut fx)
+            }
             (S::MissionBrief, Event::Back) => self.enter(S::MissionSelect, &mut fx),
             (S::MissionBrief, Event::FlyMission) => {
                 let mission = self.selected_mission.clone();
@@ -237,7 +255,17 @@ impl Screens {
                 }
                 self.loading_lines.push(line);
             }
-            (S::Loading, Event::SessionReady) => self.enter(S::Flight, &mut fx),
+            (S::Loading, Event::SessionReady) => {
+                if let Some(SessionKind::Multiplayer { address }) = &self.session {
+                    fx.push(Effect::RememberServer(address.clone()));
+                }
+                self.enter(S::Flight, &mut fx)
+            }
+            (S::Loading, Event::TrustServer)
+                if matches!(self.session, Some(SessionKind::Multiplayer { .. })) =>
+            {
+                fx.push(Effect::TrustServer)
+            }
             (S::Loading, Event::SessionFailed(m) | Event::SessionLost(m)) => {
                 self.end_session(Some(m), &mut fx)
             }
@@ -253,6 +281,11 @@ impl Screens {
                 self.end_session(Some(m), &mut fx)
             }
             (S::Pause, Event::Resume | Event::Escape) => self.enter(S::Flight, &mut fx),
+            (S::Pause, Event::EndFlight) => {
+                self.debrief = Some("You ended the flight.".into());
+                self.enter(S::Debrief, &mut fx);
+            }
+            (_, Event::DismissMessage) => self.message = None,
             (S::Pause | S::Debrief, Event::QuitToMenu) => self.end_session(None, &mut fx),
             _ => {}
         }
@@ -373,6 +406,83 @@ mod tests {
         s.handle(Event::QuitToMenu);
         assert_eq!(s.handle(Event::Quit), vec![Effect::Exit]);
         assert_eq!(s.current(), Screen::Quit);
+    }
+
+    #[test]
+    fn free_flight_setup_flies_or_backs_out() {
+        let mut s = Screens::new();
+        assert!(s.handle(Event::OpenFreeFlight).is_empty());
+        assert_eq!(s.current(), Screen::FreeFlight);
+        s.handle(Event::Back);
+        assert_eq!(s.current(), Screen::MainMenu);
+        s.handle(Event::OpenFreeFlight);
+        assert_eq!(
+            s.handle(Event::Fly),
+            vec![Effect::StartSession(SessionKind::SinglePlayer {
+                mission: None
+            })]
+        );
+        assert_eq!(s.current(), Screen::Loading);
+        // Not from other screens.
+        s.handle(Event::Back);
+        s.handle(Event::OpenJoin);
+        assert!(s.handle(Event::OpenFreeFlight).is_empty());
+        assert_eq!(s.current(), Screen::Join);
+    }
+
+    #[test]
+    fn trusting_a_server_and_remembering_it_when_it_comes_up() {
+        let mut s = Screens::new();
+        // Nothing to trust in single player.
+        s.handle(Event::Fly);
+        assert!(s.handle(Event::TrustServer).is_empty());
+        s.handle(Event::Back);
+        s.handle(Event::OpenJoin);
+        s.handle(Event::Connect("example.org:4778".into()));
+        assert_eq!(s.handle(Event::TrustServer), vec![Effect::TrustServer]);
+        assert_eq!(s.current(), Screen::Loading);
+        assert_eq!(
+            s.handle(Event::SessionReady),
+            vec![
+                Effect::RememberServer("example.org:4778".into()),
+                Effect::CaptureMouse(true)
+            ]
+        );
+        // Distrust: Back from the prompt cancels the join.
+        let mut s = Screens::new();
+        s.handle(Event::OpenJoin);
+        s.handle(Event::Connect("example.org:4778".into()));
+        assert_eq!(
+            s.handle(Event::Back),
+            vec![
+                Effect::StopSession,
+                Effect::ShowMessage("Cancelled.".into())
+            ]
+        );
+        assert_eq!(s.current(), Screen::MainMenu);
+    }
+
+    #[test]
+    fn ending_the_flight_from_pause_shows_the_debrief() {
+        let mut s = Screens::new();
+        s.handle(Event::Fly);
+        s.handle(Event::SessionReady);
+        assert!(s.handle(Event::EndFlight).is_empty(), "not from flight");
+        s.handle(Event::Escape);
+        assert!(s.handle(Event::EndFlight).is_empty());
+        assert_eq!(s.current(), Screen::Debrief);
+        assert_eq!(s.debrief(), Some("You ended the flight."));
+        assert_eq!(s.handle(Event::QuitToMenu), vec![Effect::StopSession]);
+    }
+
+    #[test]
+    fn a_message_can_be_dismissed() {
+        let mut s = Screens::new();
+        s.handle(Event::Fly);
+        s.handle(Event::SessionFailed("No aircraft.".into()));
+        assert_eq!(s.message(), Some("No aircraft."));
+        assert!(s.handle(Event::DismissMessage).is_empty());
+        assert_eq!((s.message(), s.current()), (None, Screen::MainMenu));
     }
 
     #[test]

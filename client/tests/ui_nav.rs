@@ -1,0 +1,444 @@
+//! The screens driven through egui_kittest exactly as the window drives them: each frame
+//! `ui::show`, then every returned event applied with `Screens::handle` (the effects are
+//! recorded; where the window would answer — the session coming up, a new server's identity —
+//! the test plays the window). Widgets are found by their accessible labels and used with
+//! clicks or keys (arrows, Tab, Enter, Space, Escape: the gamepad's D-pad, A and B arrive as
+//! these keys).
+
+use egui::Key;
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use fighters_legacy::hud::Units;
+use fighters_legacy::screens::{Effect, Event, Screen, Screens, SessionKind};
+use fighters_legacy::settings::GameSettings;
+use fighters_legacy::ui::{
+    AircraftChoice, DebriefStats, MissionChoice, StartPosition, TofuPrompt, UiState, show,
+};
+
+/// What the window keeps: the state machine, the screens' state, and the effects asked for.
+struct Game {
+    screens: Screens,
+    ui: UiState,
+    effects: Vec<Effect>,
+}
+
+impl Game {
+    fn new() -> Game {
+        let mut ui = UiState::new(GameSettings::default());
+        ui.aircraft = vec![
+            AircraftChoice {
+                type_id: "fl-mods:trainer".into(),
+                name: "Jet Trainer".into(),
+                pack: "fl-mods".into(),
+                thumbnail: None,
+            },
+            AircraftChoice {
+                type_id: "fl-base:f5e".into(),
+                name: "F-5E Tiger II".into(),
+                pack: "fl-base".into(),
+                thumbnail: None,
+            },
+        ];
+        ui.missions = vec![MissionChoice {
+            id: "fl-base:intercept".into(),
+            title: "Intercept".into(),
+            pack: "fl-base".into(),
+            brief: "Two bombers cross the border at dawn. Stop them.".into(),
+        }];
+        Game {
+            screens: Screens::new(),
+            ui,
+            effects: Vec::new(),
+        }
+    }
+
+    /// The window's part of a frame after `show`: apply the events in order.
+    fn apply(&mut self, events: Vec<Event>) {
+        for e in events {
+            self.effects.extend(self.screens.handle(e));
+        }
+    }
+
+    /// The session (not the UI) reports something: the window applies it the same way.
+    fn session(&mut self, e: Event) {
+        self.apply(vec![e]);
+    }
+}
+
+fn harness(game: Game) -> Harness<'static, Game> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_ui_state(
+            |ui, g: &mut Game| {
+                let events = show(ui.ctx(), &g.screens, &mut g.ui);
+                g.apply(events);
+            },
+            game,
+        )
+}
+
+fn screen(h: &Harness<'_, Game>) -> Screen {
+    h.state().screens.current()
+}
+
+/// Scrolls `label` into view (as a player would on a small window) and clicks it.
+fn click(h: &mut Harness<'_, Game>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    h.run();
+    h.get_by_label(label).click();
+    h.run();
+}
+
+/// The text of the first node whose text contains `part` (egui puts a label's text in the
+/// accessibility value or label).
+fn text_containing(h: &Harness<'_, Game>, part: &str) -> String {
+    let n = h.get_by_label_contains(part);
+    let n = n.accesskit_node();
+    n.label()
+        .filter(|l| l.contains(part))
+        .or_else(|| n.value())
+        .unwrap_or_default()
+}
+
+fn press(h: &mut Harness<'_, Game>, key: Key) {
+    h.key_press(key);
+    h.run();
+}
+
+fn focused(h: &Harness<'_, Game>, label: &str) -> bool {
+    h.get_by_label(label).is_focused()
+}
+
+fn shown(h: &Harness<'_, Game>, label: &str) -> bool {
+    h.query_by_label(label).is_some()
+}
+
+/// Takes the effects recorded so far.
+fn effects(h: &mut Harness<'_, Game>) -> Vec<Effect> {
+    std::mem::take(&mut h.state_mut().effects)
+}
+
+/// Focuses the text field labelled `label` and types `text` into it.
+fn type_into(h: &mut Harness<'_, Game>, label: &str, text: &str) {
+    h.get_by_label(label).focus();
+    h.run();
+    assert!(focused(h, label), "{label} takes the focus");
+    h.get_by_label(label).type_text(text);
+    h.run();
+}
+
+/// The proof: MainMenu → Free Flight → Fly → Flight → Esc → Pause → Settings → Back →
+/// Quit to menu → Join with a bad address → the error shown → back.
+#[test]
+fn menu_free_flight_pause_settings_quit_join_with_a_bad_address_and_back() {
+    let mut h = harness(Game::new());
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert!(shown(&h, "Fighters Legacy"));
+
+    click(&mut h, "Free Flight");
+    assert_eq!(screen(&h), Screen::FreeFlight);
+    // Every loaded aircraft is offered with its pack; the choice and an air start are kept.
+    assert!(h.query_by_label_contains("Jet Trainer").is_some());
+    h.get_by_label_contains("F-5E Tiger II").click();
+    h.run();
+    h.remove_cursor();
+    h.run();
+    click(&mut h, "In the air");
+    click(&mut h, "Overcast");
+    {
+        let ff = &h.state().ui.free_flight;
+        assert_eq!(ff.aircraft.as_deref(), Some("fl-base:f5e"));
+        assert!(matches!(ff.start, StartPosition::Air { altitude_m } if altitude_m > 0.0));
+        assert_eq!(ff.weather, "overcast");
+    }
+    assert!(effects(&mut h).is_empty(), "setting up starts nothing");
+
+    click(&mut h, "Fly");
+    assert_eq!(screen(&h), Screen::Loading);
+    assert_eq!(
+        effects(&mut h),
+        [Effect::StartSession(SessionKind::SinglePlayer {
+            mission: None
+        })]
+    );
+    // The window reports progress and then the session; the lines show live.
+    h.state_mut().session(Event::Progress(
+        "Loading terrain around the airfield".into(),
+    ));
+    h.run();
+    assert!(shown(&h, "Loading terrain around the airfield"));
+    h.state_mut().session(Event::SessionReady);
+    h.run();
+    assert_eq!(screen(&h), Screen::Flight);
+    assert_eq!(effects(&mut h), [Effect::CaptureMouse(true)]);
+    assert!(!shown(&h, "Resume"), "no menu over the flight");
+
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::Pause);
+    assert_eq!(
+        effects(&mut h),
+        [Effect::CaptureMouse(false), Effect::PauseServer]
+    );
+    assert!(focused(&h, "Resume"), "the pause menu takes the keyboard");
+
+    click(&mut h, "Settings");
+    assert_eq!(screen(&h), Screen::Settings);
+    click(&mut h, "Back");
+    assert_eq!(screen(&h), Screen::Pause);
+    assert_eq!(effects(&mut h), [Effect::SaveSettings]);
+
+    click(&mut h, "Quit to Menu");
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert_eq!(effects(&mut h), [Effect::StopSession]);
+
+    click(&mut h, "Join a Server");
+    assert_eq!(screen(&h), Screen::Join);
+    type_into(&mut h, "Server address", "not a host:99999");
+    click(&mut h, "Connect");
+    assert_eq!(screen(&h), Screen::Join, "a bad address stays on Join");
+    assert!(effects(&mut h).is_empty(), "no session for a bad address");
+    let error = text_containing(&h, "is not a port");
+    assert!(
+        error.contains("99999") && error.contains("1 to 65535"),
+        "{error}"
+    );
+
+    click(&mut h, "Back");
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert!(h.query_by_label_contains("is not a port").is_none());
+}
+
+/// The main menu without a mouse: the first entry has the focus, arrows move it, Enter opens,
+/// Escape comes back, Space works like Enter, Tab moves too.
+#[test]
+fn the_main_menu_is_navigable_by_keyboard_alone() {
+    let mut h = harness(Game::new());
+    assert!(focused(&h, "Free Flight"), "the first entry has the focus");
+    press(&mut h, Key::ArrowDown);
+    assert!(focused(&h, "Missions"));
+    press(&mut h, Key::ArrowDown);
+    assert!(focused(&h, "Join a Server"));
+    press(&mut h, Key::ArrowUp);
+    assert!(focused(&h, "Missions"));
+    press(&mut h, Key::Enter);
+    assert_eq!(screen(&h), Screen::MissionSelect);
+    assert!(focused(&h, "Intercept (fl-base)"));
+    press(&mut h, Key::Space);
+    assert_eq!(screen(&h), Screen::MissionBrief);
+    assert!(shown(
+        &h,
+        "Two bombers cross the border at dawn. Stop them."
+    ));
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::MissionSelect);
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::MainMenu);
+    // Back on the menu the first entry has the focus again; Tab walks down to Settings.
+    assert!(focused(&h, "Free Flight"));
+    for _ in 0..3 {
+        press(&mut h, Key::Tab);
+    }
+    assert!(focused(&h, "Settings"));
+    press(&mut h, Key::Enter);
+    assert_eq!(screen(&h), Screen::Settings);
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert_eq!(effects(&mut h), [Effect::SaveSettings]);
+    // Escape on the main menu does not quit.
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::MainMenu);
+    // After the focus is lost (Escape clears it) an arrow picks the first entry again.
+    press(&mut h, Key::ArrowDown);
+    assert!(focused(&h, "Free Flight"));
+}
+
+/// Joining a new server: the prompt shows its fingerprint and answers TrustServer; declining
+/// cancels the join.
+#[test]
+fn the_trust_prompt_shows_the_fingerprint_and_returns_trust_server() {
+    let fingerprint = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90";
+    let mut h = harness(Game::new());
+    click(&mut h, "Join a Server");
+    type_into(&mut h, "Server address", "127.0.0.1:4778");
+    press(&mut h, Key::Enter);
+    assert_eq!(screen(&h), Screen::Loading);
+    assert_eq!(
+        effects(&mut h),
+        [Effect::StartSession(SessionKind::Multiplayer {
+            address: "127.0.0.1:4778".into()
+        })]
+    );
+    assert!(shown(&h, "Connecting to 127.0.0.1:4778"));
+
+    // The window meets an unknown identity and asks.
+    h.state_mut().ui.tofu_prompt = Some(TofuPrompt {
+        address: "127.0.0.1:4778".into(),
+        fingerprint_hex: fingerprint.into(),
+    });
+    h.run();
+    let shown_fp = text_containing(&h, "A1:B2:C3:D4:E5:F6:07:18");
+    assert_eq!(
+        shown_fp.replace(['\n', ':'], ""),
+        fingerprint.to_uppercase(),
+        "the whole fingerprint is shown"
+    );
+    assert!(
+        focused(&h, "Trust and Connect"),
+        "the prompt takes the focus"
+    );
+    press(&mut h, Key::Enter);
+    assert_eq!(effects(&mut h), [Effect::TrustServer]);
+    assert_eq!(screen(&h), Screen::Loading);
+    // The window records the identity, clears the prompt, and the session comes up: the
+    // address is remembered.
+    h.state_mut().ui.tofu_prompt = None;
+    h.state_mut().session(Event::SessionReady);
+    h.run();
+    assert_eq!(
+        effects(&mut h),
+        [
+            Effect::RememberServer("127.0.0.1:4778".into()),
+            Effect::CaptureMouse(true)
+        ]
+    );
+
+    // Declining with the mouse, and with Escape, both cancel the join.
+    for decline in [Some("Don't Connect"), None] {
+        let mut h = harness(Game::new());
+        h.state_mut().session(Event::OpenJoin);
+        h.state_mut()
+            .session(Event::Connect("example.org:4778".into()));
+        h.state_mut().ui.tofu_prompt = Some(TofuPrompt {
+            address: "example.org:4778".into(),
+            fingerprint_hex: fingerprint.into(),
+        });
+        h.run();
+        effects(&mut h);
+        match decline {
+            Some(label) => click(&mut h, label),
+            None => press(&mut h, Key::Escape),
+        }
+        assert_eq!(screen(&h), Screen::MainMenu, "{decline:?}");
+        assert!(effects(&mut h).contains(&Effect::StopSession));
+        assert!(shown(&h, "Cancelled."), "the reason is shown on the menu");
+    }
+}
+
+/// Units toggled on the Settings screen end in SaveSettings, and the window's save/load keeps
+/// them.
+#[test]
+fn a_settings_change_ends_in_save_settings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("settings.toml");
+    let mut h = harness(Game::new());
+    click(&mut h, "Settings");
+    assert_eq!(screen(&h), Screen::Settings);
+    assert!(
+        focused(&h, "Knots and Feet"),
+        "the first control has the focus"
+    );
+    click(&mut h, "Metric (km/h, m)");
+    assert_eq!(h.state().ui.settings.units, Units::Metric);
+    assert!(effects(&mut h).is_empty(), "nothing saved while editing");
+    click(&mut h, "Back");
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert_eq!(effects(&mut h), [Effect::SaveSettings]);
+    // The window performs the effect.
+    h.state().ui.settings.save(&path).expect("save");
+    let (loaded, warning) = GameSettings::load(&path);
+    assert_eq!((loaded.units, warning), (Units::Metric, None));
+    assert_eq!(loaded.to_hud().units, Units::Metric);
+
+    // With the keyboard: arrow right from the focused units choice, Space selects.
+    let mut h = harness(Game::new());
+    click(&mut h, "Settings");
+    press(&mut h, Key::ArrowRight);
+    assert!(focused(&h, "Metric (km/h, m)"));
+    press(&mut h, Key::Space);
+    assert_eq!(h.state().ui.settings.units, Units::Metric);
+    press(&mut h, Key::Escape);
+    assert_eq!(effects(&mut h), [Effect::SaveSettings]);
+}
+
+/// A failed session's reason is shown on the screen entered (the main menu) until dismissed.
+#[test]
+fn a_refusal_is_shown_on_the_menu_until_dismissed() {
+    let mut h = harness(Game::new());
+    click(&mut h, "Join a Server");
+    type_into(&mut h, "Server address", "example.org");
+    click(&mut h, "Connect");
+    assert_eq!(screen(&h), Screen::Loading);
+    h.state_mut().session(Event::SessionFailed(
+        "The server is full. Try again later.".into(),
+    ));
+    h.run();
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert!(shown(&h, "The server is full. Try again later."));
+    click(&mut h, "Dismiss");
+    assert!(!shown(&h, "The server is full. Try again later."));
+}
+
+/// Pause → End Flight → the debrief with the flight's record → Main Menu.
+#[test]
+fn the_debrief_shows_the_flights_record() {
+    let mut h = harness(Game::new());
+    h.state_mut().session(Event::Fly);
+    h.state_mut().session(Event::SessionReady);
+    h.state_mut().ui.debrief = Some(DebriefStats {
+        time_flown_s: 754.0,
+        distance_m: 1852.0 * 42.0,
+        max_g: 6.27,
+        landings: 2,
+        ended: "You ended the flight.".into(),
+    });
+    h.run();
+    press(&mut h, Key::Escape);
+    click(&mut h, "End Flight");
+    assert_eq!(screen(&h), Screen::Debrief);
+    for text in ["You ended the flight.", "12:34", "42.0 NM", "6.3 G", "2"] {
+        assert!(shown(&h, text), "{text}");
+    }
+    assert!(focused(&h, "Main Menu"));
+    press(&mut h, Key::Enter);
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert!(effects(&mut h).contains(&Effect::StopSession));
+}
+
+/// The connection banner shows over the flight; the pause panel over the scene.
+#[test]
+fn the_banner_shows_in_flight_and_pause() {
+    let mut h = harness(Game::new());
+    h.state_mut().session(Event::OpenJoin);
+    h.state_mut().session(Event::Connect("example.org".into()));
+    h.state_mut().session(Event::SessionReady);
+    let line = "Connection interrupted: nothing heard from the server for 3 s.";
+    h.state_mut().ui.banner = Some(line.into());
+    h.run();
+    assert!(shown(&h, line));
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::Pause);
+    assert!(shown(&h, line));
+    assert!(shown(
+        &h,
+        "Online: the flight goes on while this menu is open."
+    ));
+    // Escape (the gamepad's B) resumes.
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::Flight);
+}
+
+/// The UI scale setting makes the menus bigger.
+#[test]
+fn the_ui_scale_scales_the_menus() {
+    let size = |scale: f32| {
+        let mut g = Game::new();
+        g.ui.settings.ui_scale = scale;
+        let h = harness(g);
+        let r = h.get_by_role_and_label(Role::Button, "Free Flight").rect();
+        (r.width(), r.height())
+    };
+    let (w1, h1) = size(1.0);
+    let (w2, h2) = size(2.0);
+    assert!(w2 > 1.8 * w1 && h2 > 1.8 * h1, "{w1}x{h1} → {w2}x{h2}");
+}
