@@ -39,6 +39,7 @@ pub mod input_clock;
 pub mod instruments;
 pub mod local_server;
 pub mod messages;
+pub mod netgraph;
 pub mod prediction;
 pub mod screens;
 pub mod session;
