@@ -240,6 +240,11 @@ impl Client {
         &self.prediction
     }
 
+    /// The HUD's instrument reading of the own aircraft (`None` until it is predicted).
+    pub fn reading(&self) -> Option<crate::instruments::Reading> {
+        self.prediction.reading(self.session.weather())
+    }
+
     pub fn bridge(&self) -> &RenderBridge {
         &self.bridge
     }

@@ -20,13 +20,19 @@
 //!   or on an in-process LinkSim world where the server's truth is known;
 //! - [`instruments`] and [`hud`]: what the cockpit reads from the own aircraft, and the flight
 //!   HUD drawn from it with an egui `Painter` (docs/hud.md);
+//! - [`netgraph`]: the F3 net graph (ten seconds of RTT, snapshots, corrections, delay and
+//!   bytes) and the HUD's network items (docs/netgraph.md);
 //! - [`screens`], [`ui`], [`settings`] and [`address`]: the screen state machine, every screen
 //!   drawn with egui, the player's settings file, and the server-address parser shared by
 //!   `--connect` and the Join screen (docs/ui.md).
 //!
-//! Nothing here opens a window or touches audio, input devices or the GPU.
+//! - [`app`]: the game window (winit, fl-render, egui): the frame loop, sessions started behind
+//!   the Loading screen, the scene, the cameras and the default keys (docs/game.md).
+//!
+//! Only [`app`] opens a window or touches the GPU; everything else runs headless and in tests.
 
 pub mod address;
+pub mod app;
 pub mod autopilot;
 pub mod bridge;
 pub mod client;

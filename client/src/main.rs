@@ -1,10 +1,12 @@
-//! `fighters-legacy`: the game client. This build has no window yet; `--headless` runs the whole
-//! client loop (session, 60 Hz input, prediction, interpolation) and prints one JSON summary.
+//! `fighters-legacy`: the game client. Without `--headless` it opens the game window (menus,
+//! free flight, the HUD); `--headless` runs the whole client loop (session, 60 Hz input,
+//! prediction, interpolation) without one and prints one JSON summary.
 //!
 //! ```text
+//! fighters-legacy [--single-player | --connect HOST[:PORT]] [--aircraft TYPE] [--mods DIR]...
+//!                 [--pack DIR]... [--autopilot NAME --seconds N [--screenshot PNG]]
 //! fighters-legacy --headless [--connect HOST[:PORT] | --single-player | --linksim]
 //!                 [--seconds N] [--autopilot NAME] [--aircraft TYPE]
-//!                 [--mods DIR]... [--pack DIR]...
 //! ```
 //!
 //! Content loads as on the server: the user's mods folder (`<data dir>/mods`), then `--mods`,
@@ -25,9 +27,19 @@ use std::time::Duration;
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {
-    /// Run without a window and print a JSON summary (the only mode of this build).
+    /// Run without a window and print a JSON summary.
     #[arg(long)]
     headless: bool,
+    /// Windowed: fly straight into single player and, after --seconds in flight, save the
+    /// picture (world and HUD) to this PNG and exit.
+    #[arg(long, value_name = "PNG")]
+    screenshot: Option<PathBuf>,
+    /// Windowed: the window's size, WIDTHxHEIGHT pixels.
+    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    size: String,
+    /// Windowed: the settings file (default: the OS config dir's fighters-legacy/settings.toml).
+    #[arg(long, value_name = "TOML")]
+    settings: Option<PathBuf>,
     /// Join a server (default port 4778).
     #[arg(long, value_name = "HOST[:PORT]", conflicts_with_all = ["single_player", "linksim"])]
     connect: Option<String>,
@@ -38,9 +50,11 @@ struct Args {
     /// truth is known, so the summary includes interpolation error and an exactness check).
     #[arg(long)]
     linksim: bool,
-    /// How long to fly. A join still under way is waited for (at most --join-timeout).
-    #[arg(long, default_value_t = 10.0)]
-    seconds: f64,
+    /// How long to fly (headless: default 10). A join still under way is waited for (at most
+    /// --join-timeout). Windowed, it makes a scripted flight: straight into single player,
+    /// flown by --autopilot, exiting after this many seconds in flight.
+    #[arg(long)]
+    seconds: Option<f64>,
     /// Seconds a join may take (connection, hello and admission) before it ends with the
     /// server's address and the stage it was waiting for.
     #[arg(long, default_value_t = 10.0)]
@@ -49,14 +63,16 @@ struct Args {
     /// "connection interrupted" and keeps flying on prediction). Also QUIC's idle timeout.
     #[arg(long, default_value_t = 15.0)]
     idle_timeout: f64,
-    /// Who flies: aerobatics, level, orbit, idle.
-    #[arg(long, default_value = "aerobatics")]
-    autopilot: String,
+    /// Who flies: aerobatics, level, orbit, idle (headless default: aerobatics; windowed
+    /// scripted default: level).
+    #[arg(long)]
+    autopilot: Option<String>,
     /// Client frames per second.
     #[arg(long, default_value_t = 120.0)]
     fps: f64,
-    #[arg(long, default_value = "Headless")]
-    callsign: String,
+    /// The name other players see (headless default: Headless; windowed: the settings').
+    #[arg(long)]
+    callsign: Option<String>,
     /// Join password (or set FL_JOIN_PASSWORD, which keeps it out of the process list).
     #[arg(long)]
     password: Option<String>,
@@ -117,9 +133,10 @@ fn ms(v: f64, what: &str) -> Result<Duration> {
 
 fn main_inner(args: Args) -> Result<bool> {
     if !args.headless {
-        bail!("this build has no window yet; run with --headless (see `fighters-legacy --help`)");
+        return windowed(args);
     }
-    if !(args.seconds.is_finite() && args.seconds >= 0.0) {
+    let seconds = args.seconds.unwrap_or(10.0);
+    if !(seconds.is_finite() && seconds >= 0.0) {
         bail!("--seconds must be a non-negative number");
     }
     if !(args.join_timeout.is_finite() && args.join_timeout > 0.0 && args.join_timeout <= 3600.0) {
@@ -157,11 +174,11 @@ fn main_inner(args: Args) -> Result<bool> {
     };
     let mut opts = HeadlessOptions {
         mode,
-        seconds: args.seconds,
-        autopilot: args.autopilot,
+        seconds,
+        autopilot: args.autopilot.unwrap_or_else(|| "aerobatics".to_owned()),
         frame_rate: args.fps,
         session: SessionConfig {
-            callsign: args.callsign,
+            callsign: args.callsign.unwrap_or_else(|| "Headless".to_owned()),
             password: args
                 .password
                 .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
@@ -202,4 +219,121 @@ fn main_inner(args: Args) -> Result<bool> {
         eprintln!("fighters-legacy: {e}");
     }
     Ok(summary.succeeded())
+}
+
+/// Parses `WIDTHxHEIGHT`.
+fn parse_size(s: &str) -> Result<(u32, u32)> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .with_context(|| format!("--size {s:?}: expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let px = |v: &str| -> Result<u32> {
+        let n: u32 = v
+            .trim()
+            .parse()
+            .with_context(|| format!("--size {s:?}: {v:?} is not a number of pixels"))?;
+        if !(64..=16_384).contains(&n) {
+            bail!("--size {s:?}: each side must be 64 to 16384 pixels");
+        }
+        Ok(n)
+    };
+    Ok((px(w)?, px(h)?))
+}
+
+/// The game window (everything but `--headless`).
+fn windowed(args: Args) -> Result<bool> {
+    use fighters_legacy::app::{self, AppOptions, Scripted};
+    if args.linksim {
+        bail!("--linksim runs only with --headless");
+    }
+    if !(args.join_timeout.is_finite() && args.join_timeout > 0.0 && args.join_timeout <= 3600.0) {
+        bail!("--join-timeout must be a number of seconds above 0 and at most 3600");
+    }
+    if !(args.idle_timeout.is_finite() && (2.0..=600.0).contains(&args.idle_timeout)) {
+        bail!("--idle-timeout must be a number of seconds from 2 to 600");
+    }
+    let size = parse_size(&args.size)?;
+    let scripted = match (args.seconds, &args.screenshot) {
+        (None, None) => None,
+        (seconds, screenshot) => {
+            let seconds = seconds.unwrap_or(10.0);
+            if !(seconds.is_finite() && (0.0..=86_400.0).contains(&seconds)) {
+                bail!("--seconds must be a number of seconds from 0 to 86400");
+            }
+            if args.connect.is_some() {
+                bail!(
+                    "a scripted flight (--seconds, --screenshot) flies single player; drop --connect"
+                );
+            }
+            let autopilot = args.autopilot.clone().unwrap_or_else(|| "level".to_owned());
+            if fighters_legacy::autopilot::by_name(&autopilot).is_none() {
+                bail!(
+                    "unknown autopilot {autopilot:?} (known: {})",
+                    fighters_legacy::autopilot::AUTOPILOTS.join(", ")
+                );
+            }
+            Some(Scripted {
+                autopilot,
+                seconds,
+                screenshot: screenshot.clone(),
+            })
+        }
+    };
+    if scripted.is_none() && args.autopilot.is_some() {
+        bail!("--autopilot flies a scripted flight: give --seconds too (or use --headless)");
+    }
+    let pin = match &args.pin {
+        Some(p) => Some(
+            p.parse::<Fingerprint>()
+                .map_err(|e| anyhow::anyhow!("--pin: {e}"))?,
+        ),
+        None => None,
+    };
+    if let Some(target) = &args.connect {
+        parse_target(target).context("--connect")?;
+    }
+    let local = fighters_legacy::local_server::LocalServerConfig {
+        ai_aircraft: args.ai,
+        ..Default::default()
+    };
+    let opts = AppOptions {
+        content_options: ContentOptions {
+            user_mods: true,
+            mods_dirs: args.mods_dirs,
+            pack_dirs: args.packs,
+        },
+        aircraft: args.aircraft,
+        local,
+        session: SessionConfig {
+            callsign: args.callsign.clone().unwrap_or_else(|| "Pilot".to_owned()),
+            password: args
+                .password
+                .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
+                .filter(|p| !p.is_empty()),
+            handshake_timeout: Duration::from_secs_f64(args.join_timeout),
+            idle_timeout: Duration::from_secs_f64(args.idle_timeout),
+            ..SessionConfig::default()
+        },
+        callsign_given: args.callsign.is_some(),
+        client: fighters_legacy::client::ClientConfig::default(),
+        pin,
+        known_hosts: args.known_hosts,
+        connect: args.connect,
+        scripted,
+        settings_path: args
+            .settings
+            .or_else(fighters_legacy::settings::default_path),
+        size,
+    };
+    let outcome = app::run(opts)?;
+    if let Some(p) = &outcome.screenshot {
+        println!("screenshot: {}", p.display());
+    }
+    if let Some(t) = outcome.first_flight_frame {
+        println!(
+            "first flight frame {:.2} s after the window opened; {} frames",
+            t.as_secs_f64(),
+            outcome.frames
+        );
+    }
+    Ok(true)
 }

@@ -1052,7 +1052,7 @@ mod tests {
                 if s.last_snapshot_tick != Some(tick) {
                     s.snapshots_applied += 1;
                     s.last_snapshot_tick = Some(tick);
-                    if tick % 10 == 0 {
+                    if tick.is_multiple_of(10) {
                         s.corrections += 1;
                         s.correction_error_sum_m += 0.002;
                     }
@@ -1061,7 +1061,7 @@ mod tests {
                 s.bytes_out = (t * 1000.0) as u64;
                 g.push(secs(t), &s);
             }
-            let end = g.now_s().unwrap();
+            let end = g.now_s().expect("present");
             for (name, first, len) in [
                 ("rtt", g.rtt_ms().first().map(|p| p.0), g.rtt_ms().len()),
                 ("delay", g.interpolation_delay_ms().first().map(|p| p.0), 0),
@@ -1072,7 +1072,7 @@ mod tests {
                     g.snapshot_interval_ms().len(),
                 ),
             ] {
-                let first = first.unwrap();
+                let first = first.expect("present");
                 // The window: nothing older than 10 s, and (bounded by the spacing) nearly all
                 // of it covered.
                 assert!(
@@ -1090,7 +1090,7 @@ mod tests {
                     .iter()
                     .all(|(_, k)| (k.size_m - 0.002).abs() < 1e-6)
             );
-            let (i, o) = g.bytes_per_s().last().unwrap().1;
+            let (i, o) = g.bytes_per_s().last().expect("present").1;
             assert!(
                 (i - 3000.0).abs() < 30.0 && (o - 1000.0).abs() < 15.0,
                 "{i} {o}"
@@ -1123,7 +1123,7 @@ mod tests {
         let mut expect = 0.0f64;
         for (i, d) in [(1usize, 0.0f64), (2, 0.008), (3, -0.008), (4, 0.004)] {
             expect += (d.abs() - expect) / 16.0;
-            let (interval, jit) = out[i].unwrap();
+            let (interval, jit) = out[i].expect("present");
             assert!(
                 (jit - expect).abs() < 1e-12,
                 "arrival {i}: {jit} vs {expect}"
@@ -1267,7 +1267,7 @@ mod tests {
         });
         s.receive(
             fl_net::Channel::Reliable,
-            &motd.encode().unwrap(),
+            &motd.encode().expect("present"),
             secs(1.0),
         );
         for (i, at) in [
@@ -1282,7 +1282,11 @@ mod tests {
                 seconds_remaining: 300 - i,
                 text: FixedStr::new(&format!("notice {i}")),
             });
-            s.receive(fl_net::Channel::Reliable, &n.encode().unwrap(), secs(at));
+            s.receive(
+                fl_net::Channel::Reliable,
+                &n.encode().expect("present"),
+                secs(at),
+            );
         }
         let e = extras_from_client(&client, secs(23.5), 4.5, 300.0);
         assert_eq!((e.max_g, e.bingo_fuel_kg), (4.5, 300.0));

@@ -520,6 +520,23 @@ impl ClientPrediction {
             .filter_map(|e| Some((e.seq, e.step?, e.after.as_ref()?, e.exact)))
     }
 
+    /// The cockpit instruments' reading of the newest predicted state, in the wind of the
+    /// weather timeline at that tick (`None` before the own aircraft is predicted).
+    pub fn reading(&self, weather: &WeatherTimeline) -> Option<crate::instruments::Reading> {
+        let (model, state) = (self.model.as_ref()?, self.current.as_ref()?);
+        let tick = self.current_tick.unwrap_or(0);
+        let calm = WindField::calm();
+        let env = StepEnv {
+            planet: &self.planet,
+            wind: weather.wind_at(tick).unwrap_or(&calm),
+            floor: &self.floor,
+            tick,
+            entity: self.entity.map_or(0, |e| e.idx),
+            aero: true,
+        };
+        Some(crate::instruments::read(model, state, &env))
+    }
+
     /// The visual offset currently added to the rendered position.
     pub fn visual_offset(&self) -> (Vec3, Quat) {
         (

@@ -82,7 +82,7 @@ pub fn format_fingerprint(hex: &str) -> Option<String> {
         .map(|c| c.to_ascii_uppercase())
         .collect();
     if digits.is_empty()
-        || digits.len() % 2 != 0
+        || !digits.len().is_multiple_of(2)
         || digits.len() > 128
         || !digits.iter().all(|c| c.is_ascii_hexdigit())
     {

@@ -229,7 +229,9 @@ pub fn parked_at(
     parked_placed(m, planet, floor, probe, &frame, heading_rad, fuel_kg)
 }
 
-fn parked_placed(
+/// [`parked_at`] at a world point `probe` (any altitude: the aircraft is put on the floor under
+/// it) with the level frame `frame` its heading is measured in.
+pub fn parked_placed(
     m: &AircraftModel,
     planet: &Planet,
     floor: &dyn Floor,

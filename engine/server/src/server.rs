@@ -57,6 +57,8 @@ pub struct SpawnPoint {
     pub altitude_m: f64,
     /// Heading, degrees clockwise from the anchor's north.
     pub heading_deg: f64,
+    /// True airspeed of the trimmed air start, m/s; exactly 0 parks the aircraft on its wheels
+    /// on the floor under the point (engine idle, brakes on; `altitude_m` is then ignored).
     pub speed_mps: f64,
     /// The latitude/longitude the offsets are measured from; `None` = the world origin.
     pub anchor: Option<GeoAnchor>,
@@ -453,22 +455,42 @@ impl Server {
         let fuel = model.max_fuel_kg;
         let planet = *self.world.planet();
         let (position, frame) = at.placement(&planet);
-        let (mut state, controls) = match trim_level_placed(
-            &model,
-            &planet,
-            position,
-            &frame,
-            at.altitude_m,
-            at.speed_mps,
-            fuel,
-            heading,
-        ) {
-            Some(trim) => (trim.state, trim.controls),
-            None => {
-                let mut s = AircraftState::flying(position, heading, at.speed_mps, fuel);
-                s.orientation = level_orientation(&planet, position, &frame, heading, 0.0);
-                s.velocity = s.forward() * at.speed_mps;
-                (s, Controls::default())
+        let parked = at.speed_mps == 0.0;
+        let (mut state, controls) = if parked {
+            // On its wheels on the floor under the point, engine at idle, brakes on.
+            let state = fl_flight::spawn::parked_placed(
+                &model,
+                &planet,
+                self.world.floor(),
+                position,
+                &frame,
+                heading,
+                fuel,
+            );
+            let controls = Controls {
+                gear_down: true,
+                wheel_brake: 1.0,
+                ..Controls::default()
+            };
+            (state, controls)
+        } else {
+            match trim_level_placed(
+                &model,
+                &planet,
+                position,
+                &frame,
+                at.altitude_m,
+                at.speed_mps,
+                fuel,
+                heading,
+            ) {
+                Some(trim) => (trim.state, trim.controls),
+                None => {
+                    let mut s = AircraftState::flying(position, heading, at.speed_mps, fuel);
+                    s.orientation = level_orientation(&planet, position, &frame, heading, 0.0);
+                    s.velocity = s.forward() * at.speed_mps;
+                    (s, Controls::default())
+                }
             }
         };
         state.payload_kg = t.payload_mass_kg;

@@ -1,0 +1,1234 @@
+//! The game window: a winit 0.30 application over fl-render and egui. Each frame it services
+//! the session (the client's 60 Hz input clock runs on its own, whatever the frame rate), lets
+//! the terrain stream upload what its builder thread finished, draws the world from the
+//! camera, then the HUD and the current screen with egui, and applies what the player did to
+//! the screen state machine, performing its effects (start or stop a session, pause the
+//! embedded server, capture the mouse, save the settings, quit).
+//!
+//! Owns the window, the GPU objects, the running flight and the frame loop. Must not: decide
+//! which screen follows which (`screens`), draw a screen's widgets (`ui`), build terrain or
+//! start a session on the render thread (`launch`, `fl_scene`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::{Duration, Instant};
+
+use fl_content::Content;
+use fl_flight::gravity::EARTH_RADIUS_M;
+use fl_render::sun::{UtcTime, east_north_up};
+use fl_render::surface::{Vsync, WindowSurface, gpu_for_window};
+use fl_render::{Gpu, OffscreenTarget, Renderer, UiFrame, UiPainter, Weather};
+use fl_scene::GroundProbe;
+use fl_scene::stream_sink::{BudgetedSource, RendererTerrain, SinkTotals, StreamSink, frame_keys};
+use fl_terrain::chunks::{ChunkBuilder, ChunkView};
+use fl_terrain::stream::{StreamSettings, TerrainStream};
+use glam::DVec3;
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{DeviceEvent, DeviceId, ElementState, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{CursorGrabMode, Window, WindowId};
+
+use crate::client::Pilot;
+use crate::hud::{self, HudExtras};
+use crate::screens::{Effect, Event, Screen, Screens, SessionKind};
+use crate::session::SessionState;
+use crate::settings::{GameSettings, VsyncMode};
+use crate::ui::{self, StartPosition, UiState};
+
+use super::camera::{CameraMode, CameraRig, Eye, Subject};
+use super::keyboard::{KeyboardPilot, action_for};
+use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
+use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
+use super::{AppError, AppOptions};
+
+/// Most chunk meshes uploaded in one frame (the rest wait for the next frames).
+const UPLOADS_PER_FRAME: usize = 8;
+/// The Nevada airfield free flights start at (runway threshold area), degrees.
+pub const NEVADA_AIRFIELD: (f64, f64) = (36.2362, -115.0342);
+/// Runway heading of the free-flight start, degrees.
+const NEVADA_RUNWAY_HEADING_DEG: f64 = 210.0;
+/// Speed of an air start, m/s (a trainer's comfortable cruise).
+const AIR_START_SPEED_MPS: f64 = 180.0;
+/// How long a scripted run may wait for its session on top of `--seconds`.
+const SCRIPTED_GRACE: Duration = Duration::from_secs(60);
+
+struct Gfx {
+    window: Arc<Window>,
+    gpu: Gpu,
+    surface: WindowSurface,
+    renderer: Renderer,
+    painter: UiPainter,
+    egui: egui_winit::State,
+}
+
+/// A running session and everything drawn for it.
+struct Flight {
+    launched: Launched,
+    stream: TerrainStream<BudgetedSource<ChunkBuilder>>,
+    totals: SinkTotals,
+    probe: GroundProbe,
+    models: SceneModels,
+    rig: CameraRig,
+    keyboard: KeyboardPilot,
+    autopilot: Option<Box<dyn Pilot + Send>>,
+    sky: Sky,
+    /// Session time lost to single-player pauses (the embedded server stood still too).
+    paused_total: Duration,
+    paused_at: Option<Instant>,
+    flight_started: Option<Instant>,
+    max_g: f64,
+    distance_m: f64,
+    last_own: Option<DVec3>,
+    ground_m: f64,
+    /// Entity viewed instead of the own aircraft (`[`/`]`).
+    view_index: Option<u32>,
+    /// The last 10 s of the link, for the F3 overlay.
+    netgraph: crate::netgraph::NetGraph,
+}
+
+impl Flight {
+    fn now(&self) -> Duration {
+        let paused = self.paused_total + self.paused_at.map_or(Duration::ZERO, |t| t.elapsed());
+        self.launched.started.elapsed().saturating_sub(paused)
+    }
+}
+
+pub(super) struct App {
+    opts: AppOptions,
+    gfx: Option<Gfx>,
+    ctx: egui::Context,
+    screens: Screens,
+    ui: UiState,
+    settings_path: Option<PathBuf>,
+    content_rx: Option<Receiver<Result<Arc<Content>, String>>>,
+    content: Option<Arc<Content>>,
+    launch_rx: Option<Receiver<LaunchMsg>>,
+    flight: Option<Flight>,
+    pending_screenshot: Option<PathBuf>,
+    /// A session start that failed before its thread ran (a bad address): reported next frame.
+    pending_failure: Option<String>,
+    /// The sky of the next or current flight.
+    sky: Sky,
+    show_netgraph: bool,
+    started: Instant,
+    last_present: Option<Instant>,
+    /// Set when the app must end with an error.
+    pub(super) error: Option<AppError>,
+    /// A scripted run reached its end.
+    pub(super) finished: bool,
+    pub(super) frames: u64,
+    pub(super) first_flight_frame: Option<Duration>,
+    pub(super) screenshot_written: Option<PathBuf>,
+}
+
+impl App {
+    pub(super) fn new(opts: AppOptions) -> App {
+        let (settings, warning, settings_path) = match &opts.settings_path {
+            Some(p) => {
+                let (s, w) = GameSettings::load(p);
+                (s, w, Some(p.clone()))
+            }
+            None => (GameSettings::default(), None, None),
+        };
+        let mut ui = UiState::new(settings);
+        ui.settings_warning = warning;
+        if let Some(id) = &opts.aircraft {
+            ui.free_flight.aircraft = Some(id.clone());
+        }
+        if opts.scripted.is_some() {
+            // An autopilot flies a scripted flight: it starts in the air.
+            ui.free_flight.start = StartPosition::Air {
+                altitude_m: 3_000.0,
+            };
+        }
+        let content_rx = Some(load_content_in_background(
+            opts.content_options.clone(),
+            opts.aircraft.clone(),
+        ));
+        App {
+            opts,
+            gfx: None,
+            ctx: egui::Context::default(),
+            screens: Screens::new(),
+            ui,
+            settings_path,
+            content_rx,
+            content: None,
+            launch_rx: None,
+            flight: None,
+            pending_screenshot: None,
+            pending_failure: None,
+            sky: Sky {
+                time: utc_for_local_hour(10.0, NEVADA_AIRFIELD.1),
+                weather: Weather::CLEAR,
+            },
+            show_netgraph: false,
+            started: Instant::now(),
+            last_present: None,
+            error: None,
+            finished: false,
+            frames: 0,
+            first_flight_frame: None,
+            screenshot_written: None,
+        }
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: AppError) {
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        event_loop.exit();
+    }
+
+    fn start_gfx(&mut self, event_loop: &ActiveEventLoop) -> Result<Gfx, AppError> {
+        let (w, h) = self.opts.size;
+        let attrs = Window::default_attributes()
+            .with_title("fighters-legacy")
+            .with_inner_size(PhysicalSize::new(w, h));
+        let window = event_loop
+            .create_window(attrs)
+            .map(Arc::new)
+            .map_err(|e| AppError::NoDisplay(e.to_string()))?;
+        let inner = window.inner_size();
+        let vsync = vsync_of(self.ui.settings.vsync);
+        let (gpu, surface) = gpu_for_window(
+            window.clone(),
+            inner.width.max(1),
+            inner.height.max(1),
+            vsync,
+        )?;
+        tracing::info!(adapter = %gpu.info.name, "window opened");
+        let renderer = Renderer::new(&gpu)?;
+        let painter = UiPainter::for_surface(&gpu, &surface);
+        let egui = egui_winit::State::new(
+            self.ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(gpu.device.limits().max_texture_dimension_2d as usize),
+        );
+        Ok(Gfx {
+            window,
+            gpu,
+            surface,
+            renderer,
+            painter,
+            egui,
+        })
+    }
+
+    /// Applies one event to the screens and performs the effects.
+    fn handle(&mut self, event_loop: &ActiveEventLoop, event: Event) {
+        let effects = self.screens.handle(event);
+        for fx in effects {
+            self.perform(event_loop, fx);
+        }
+    }
+
+    fn perform(&mut self, event_loop: &ActiveEventLoop, fx: Effect) {
+        match fx {
+            Effect::CaptureMouse(on) => {
+                if let Some(g) = &self.gfx {
+                    capture_mouse(&g.window, on && self.opts.scripted.is_none());
+                }
+                if let Some(f) = &mut self.flight {
+                    f.keyboard.release_all();
+                }
+            }
+            Effect::StartSession(kind) => self.start_session(kind),
+            Effect::StopSession => self.stop_session("left the flight"),
+            Effect::PauseServer => {
+                if let Some(f) = &mut self.flight {
+                    if let Some(s) = &f.launched.server {
+                        s.pause();
+                    }
+                    f.paused_at.get_or_insert_with(Instant::now);
+                }
+            }
+            Effect::ResumeServer => {
+                if let Some(f) = &mut self.flight {
+                    if let Some(s) = &f.launched.server {
+                        s.resume();
+                    }
+                    if let Some(t) = f.paused_at.take() {
+                        f.paused_total += t.elapsed();
+                    }
+                }
+            }
+            Effect::SaveSettings => self.save_settings(),
+            Effect::RememberServer(address) => {
+                self.ui.settings.remember_server(&address);
+                self.save_settings();
+            }
+            Effect::TrustServer => {
+                // The session learns a new server's identity through `known_hosts` (trust on
+                // first use is recorded by the transport); the prompt only had to be answered.
+                self.ui.tofu_prompt = None;
+            }
+            Effect::ShowMessage(m) => tracing::info!("{m}"),
+            Effect::Exit => event_loop.exit(),
+        }
+    }
+
+    fn save_settings(&mut self) {
+        if let Some(g) = &mut self.gfx {
+            g.surface
+                .set_vsync(&g.gpu, vsync_of(self.ui.settings.vsync));
+        }
+        let Some(path) = &self.settings_path else {
+            return;
+        };
+        if let Err(e) = self.ui.settings.save(path) {
+            self.ui.settings_warning = Some(format!("the settings could not be saved: {e}"));
+        }
+    }
+
+    fn start_session(&mut self, kind: SessionKind) {
+        let setup = self.ui.free_flight.clone();
+        let mut local = self.opts.local.clone();
+        let (lat, lon) = NEVADA_AIRFIELD;
+        let (altitude_m, speed_mps) = match setup.start {
+            StartPosition::Air { altitude_m } => (altitude_m, AIR_START_SPEED_MPS),
+            // Parked on the runway (the server's ground spawn: speed 0).
+            StartPosition::Runway => (0.0, 0.0),
+        };
+        let place = fl_server::server::GeoAnchor {
+            lat_deg: lat,
+            lon_deg: lon,
+        };
+        local.server.spawn_points = vec![fl_server::server::SpawnPoint {
+            x: 0.0,
+            z: 0.0,
+            altitude_m,
+            heading_deg: NEVADA_RUNWAY_HEADING_DEG,
+            speed_mps,
+            anchor: Some(place),
+        }];
+        local.server.weather.start_hour = setup.time_of_day_h.clamp(0.0, 23.99);
+        local.server.weather.cycle = vec![fl_server::weather::PresetWeather::typical(
+            weather_preset(&setup.weather),
+        )];
+        let destination = match &kind {
+            SessionKind::SinglePlayer { .. } => Destination::SinglePlayer,
+            SessionKind::Multiplayer { address } => match crate::address::parse_target(address) {
+                Ok((host, port)) => Destination::Server {
+                    host,
+                    port,
+                    pin: self.opts.pin,
+                    known_hosts: self
+                        .opts
+                        .known_hosts
+                        .clone()
+                        .unwrap_or_else(crate::headless::default_known_hosts),
+                },
+                Err(e) => {
+                    let msg = format!("{address}: {e}");
+                    self.launch_rx = None;
+                    // Reported through the state machine so the player sees it.
+                    self.pending_failure = Some(msg);
+                    return;
+                }
+            },
+        };
+        let mut session = self.opts.session.clone();
+        if !self.ui.settings.callsign.is_empty() && !self.opts.callsign_given {
+            session.callsign = self.ui.settings.callsign.clone();
+        }
+        let aircraft = setup
+            .aircraft
+            .clone()
+            .or_else(|| self.opts.aircraft.clone())
+            .or_else(|| {
+                // Our own trainer when its pack is loaded, else the builtin one.
+                self.content
+                    .as_deref()
+                    .map(|c| crate::content::default_aircraft(c).to_owned())
+            });
+        let req = LaunchRequest {
+            destination,
+            content: self.content.clone(),
+            content_options: self.opts.content_options.clone(),
+            aircraft,
+            local,
+            session,
+            client: self.opts.client.clone(),
+        };
+        self.sky = Sky {
+            time: utc_for_local_hour(setup.time_of_day_h, lon),
+            weather: weather_named(&setup.weather),
+        };
+        self.ui.debrief = None;
+        self.launch_rx = Some(launch::start(req));
+    }
+
+    fn stop_session(&mut self, reason: &str) {
+        self.launch_rx = None;
+        if let Some(mut f) = self.flight.take() {
+            self.ui.debrief = Some(debrief(&f));
+            f.launched.client.disconnect(reason);
+            let now = f.now();
+            let mut idle = crate::autopilot::Idle;
+            f.launched.client.frame(now, &mut idle);
+            if let Some(s) = f.launched.server.take() {
+                s.stop();
+            }
+        }
+    }
+}
+
+impl App {
+    /// Content for the menus (aircraft list), loaded on a thread at start.
+    fn poll_content(&mut self) {
+        let Some(rx) = &self.content_rx else { return };
+        match rx.try_recv() {
+            Ok(Ok(c)) => {
+                self.ui.aircraft = aircraft_choices(&c);
+                self.content = Some(c);
+                self.content_rx = None;
+            }
+            Ok(Err(e)) => {
+                self.ui.banner = Some(e);
+                self.content_rx = None;
+            }
+            Err(TryRecvError::Empty) => {}
+            Err(TryRecvError::Disconnected) => self.content_rx = None,
+        }
+    }
+
+    /// Progress and the end of a session start.
+    fn poll_launch(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(msg) = self.pending_failure.take() {
+            self.handle(event_loop, Event::SessionFailed(msg));
+        }
+        loop {
+            let Some(rx) = &self.launch_rx else { return };
+            let msg = match rx.try_recv() {
+                Ok(m) => m,
+                Err(TryRecvError::Empty) => return,
+                Err(TryRecvError::Disconnected) => {
+                    self.launch_rx = None;
+                    self.handle(
+                        event_loop,
+                        Event::SessionFailed("the loading thread stopped unexpectedly".into()),
+                    );
+                    return;
+                }
+            };
+            match msg {
+                LaunchMsg::Progress(line) => self.handle(event_loop, Event::Progress(line)),
+                LaunchMsg::Failed(e) => {
+                    self.launch_rx = None;
+                    self.handle(event_loop, Event::SessionFailed(e));
+                }
+                LaunchMsg::Ready(launched) => {
+                    self.launch_rx = None;
+                    match self.begin_flight(*launched) {
+                        Ok(f) => {
+                            self.flight = Some(f);
+                            self.handle(
+                                event_loop,
+                                Event::Progress("streaming terrain around the aircraft…".into()),
+                            );
+                        }
+                        Err(e) => self.handle(event_loop, Event::SessionFailed(e.to_string())),
+                    }
+                }
+            }
+        }
+    }
+
+    fn begin_flight(&mut self, launched: Launched) -> Result<Flight, AppError> {
+        let gfx = self.gfx.as_mut().ok_or(AppError::NoWindow)?;
+        let terrain = crate::content::terrain_of(&launched.content);
+        let builder = ChunkBuilder::new(terrain.clone(), EARTH_RADIUS_M).map_err(|e| {
+            AppError::Start(format!("cannot start the terrain builder thread: {e}"))
+        })?;
+        let mut totals = SinkTotals::default();
+        let stream = {
+            let mut sink = StreamSink::new(
+                RendererTerrain::new(&gfx.gpu, &mut gfx.renderer),
+                &mut totals,
+            );
+            TerrainStream::new(
+                &terrain,
+                BudgetedSource::new(builder, UPLOADS_PER_FRAME),
+                StreamSettings::default(),
+                &mut sink,
+            )
+            .map_err(|e| AppError::Start(format!("the terrain stream did not start: {e}")))?
+        };
+        let (lat, lon) = NEVADA_AIRFIELD;
+        let probe = GroundProbe::new(terrain, lat, lon)
+            .map_err(|e| AppError::Start(format!("cannot start the ground probe thread: {e}")))?;
+        let autopilot = match &self.opts.scripted {
+            Some(s) => Some(crate::autopilot::by_name(&s.autopilot).ok_or_else(|| {
+                AppError::Start(format!(
+                    "unknown autopilot {:?} (known: {})",
+                    s.autopilot,
+                    crate::autopilot::AUTOPILOTS.join(", ")
+                ))
+            })?),
+            None => None,
+        };
+        Ok(Flight {
+            launched,
+            stream,
+            totals,
+            probe,
+            models: SceneModels::default(),
+            rig: CameraRig::default(),
+            keyboard: KeyboardPilot::airborne(),
+            autopilot,
+            sky: self.sky,
+            paused_total: Duration::ZERO,
+            paused_at: None,
+            flight_started: None,
+            max_g: 1.0,
+            distance_m: 0.0,
+            last_own: None,
+            ground_m: 0.0,
+            view_index: None,
+            netgraph: crate::netgraph::NetGraph::new(),
+        })
+    }
+
+    /// Services the session and reports its changes to the screens.
+    fn service_session(&mut self, event_loop: &ActiveEventLoop) {
+        let screen = self.screens.current();
+        let Some(f) = &mut self.flight else { return };
+        if f.paused_at.is_none() {
+            let now = f.now();
+            let pilot: &mut dyn Pilot = match &mut f.autopilot {
+                Some(a) => a.as_mut(),
+                None => &mut f.keyboard,
+            };
+            f.launched.client.frame(now, pilot);
+            f.netgraph.sample(now, &f.launched.client);
+        }
+        let client = &f.launched.client;
+        let ended = client.session().state() == SessionState::Ended;
+        let own = client.render_frame().own().is_some();
+        let reason = || {
+            client
+                .end_reason()
+                .map_or_else(|| "the session ended".to_owned(), |r| r.to_string())
+        };
+        match screen {
+            Screen::Loading if ended => {
+                let msg = reason();
+                self.flight = None;
+                self.handle(event_loop, Event::SessionFailed(msg));
+            }
+            Screen::Loading if own => self.handle(event_loop, Event::SessionReady),
+            Screen::Flight | Screen::Pause if ended => {
+                let msg = reason();
+                self.stop_session("session ended");
+                self.handle(event_loop, Event::SessionLost(msg));
+            }
+            _ => {}
+        }
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        self.poll_content();
+        self.poll_launch(event_loop);
+        self.service_session(event_loop);
+        if self.gfx.is_none() {
+            return;
+        }
+        let screen = self.screens.current();
+        let in_flight_screens = matches!(screen, Screen::Flight | Screen::Pause);
+        let dt = self
+            .last_present
+            .map_or(1.0 / 60.0, |t| t.elapsed().as_secs_f64().min(0.25));
+        let Some(gfx) = &mut self.gfx else { return };
+        let (w, h) = gfx.surface.size();
+        let aspect = f64::from(w) / f64::from(h.max(1));
+        let fov = self.ui.settings.fov_deg;
+        // The world: the flight's when one runs, else an empty sky over the airfield.
+        let (frame, reading) = match &mut self.flight {
+            Some(f) if in_flight_screens || screen == Screen::Loading => {
+                let (frame, reading) = flight_frame(f, gfx, dt, fov, aspect, (w, h));
+                (frame, reading)
+            }
+            _ => (menu_frame(&self.sky, fov, aspect), None),
+        };
+        let Some(out) = gfx.surface.acquire(&gfx.gpu) else {
+            gfx.window.request_redraw();
+            return;
+        };
+        if let Err(e) = gfx
+            .renderer
+            .render_to_surface(&gfx.gpu, &frame, &gfx.surface, &out)
+        {
+            self.fail(event_loop, e.into());
+            return;
+        }
+        // HUD and screens.
+        let raw = gfx.egui.take_egui_input(&gfx.window);
+        let hud_settings = self.ui.settings.to_hud();
+        let extras = self.flight.as_ref().map(hud_extras).unwrap_or_default();
+        let show_hud = in_flight_screens && screen == Screen::Flight;
+        let netgraph = self
+            .flight
+            .as_ref()
+            .filter(|_| self.show_netgraph && show_hud)
+            .map(|f| &f.netgraph);
+        let screens = &self.screens;
+        let ui_state = &mut self.ui;
+        let mut events = Vec::new();
+        let output = self.ctx.run_ui(raw, |ui| {
+            let ctx = ui.ctx().clone();
+            let screen_rect = ctx.content_rect();
+            let painter = ctx.layer_painter(egui::LayerId::background());
+            if show_hud && let Some(r) = &reading {
+                hud::draw(&painter, screen_rect, r, &extras, &hud_settings);
+            }
+            if let Some(g) = netgraph {
+                let size = crate::netgraph::NetGraph::preferred_size(
+                    screen_rect.height(),
+                    hud_settings.ui_scale,
+                );
+                let rect = egui::Rect::from_min_size(
+                    egui::pos2(screen_rect.right() - size.x - 8.0, screen_rect.top() + 8.0),
+                    size,
+                );
+                g.draw(&painter, rect);
+            }
+            events = ui::show(&ctx, screens, ui_state);
+        });
+        gfx.egui
+            .handle_platform_output(&gfx.window, output.platform_output.clone());
+        let ui_frame = UiFrame::from_output(&self.ctx, output);
+        if let Err(e) = gfx
+            .painter
+            .paint_on_surface(&gfx.gpu, &gfx.surface, &out, ui_frame)
+        {
+            self.fail(event_loop, e.into());
+            return;
+        }
+        gfx.window.pre_present_notify();
+        gfx.surface.present(&gfx.gpu, out);
+        self.last_present = Some(Instant::now());
+        self.frames += 1;
+        if screen == Screen::Flight && self.first_flight_frame.is_none() {
+            self.first_flight_frame = Some(self.started.elapsed());
+        }
+        if let Some(path) = self.pending_screenshot.take()
+            && let Err(e) = self.screenshot(&frame, reading.as_ref(), &extras, &path)
+        {
+            self.ui.banner = Some(format!("screenshot failed: {e}"));
+        }
+        for ev in events {
+            self.handle(event_loop, ev);
+        }
+        if let Some(f) = &mut self.flight {
+            match self.screens.current() {
+                Screen::Flight => {
+                    f.flight_started.get_or_insert_with(Instant::now);
+                }
+                Screen::Debrief if self.ui.debrief.is_none() => {
+                    self.ui.debrief = Some(debrief(f));
+                }
+                _ => {}
+            }
+        }
+        self.scripted_step(event_loop, &frame, reading.as_ref(), &extras);
+        if let Some(g) = &self.gfx {
+            g.window.request_redraw();
+        }
+    }
+
+    /// A scripted run (`--seconds`, `--screenshot`): fly, then save and leave.
+    fn scripted_step(
+        &mut self,
+        event_loop: &ActiveEventLoop,
+        frame: &fl_render::Frame,
+        reading: Option<&crate::instruments::Reading>,
+        extras: &HudExtras,
+    ) {
+        if let Some(address) = self.opts.connect.take() {
+            // `--connect`: straight to joining that server.
+            self.handle(event_loop, Event::OpenJoin);
+            self.handle(event_loop, Event::Connect(address));
+            return;
+        }
+        let Some(s) = self.opts.scripted.clone() else {
+            return;
+        };
+        if self.screens.current() == Screen::MainMenu
+            && self.flight.is_none()
+            && self.launch_rx.is_none()
+        {
+            if let Some(m) = self.screens.message() {
+                let m = m.to_owned();
+                self.fail(event_loop, AppError::Session(m));
+                return;
+            }
+            // The first frame: straight into single player.
+            self.handle(event_loop, Event::Fly);
+            return;
+        }
+        let limit = Duration::from_secs_f64(s.seconds) + SCRIPTED_GRACE;
+        if self.started.elapsed() > limit && self.first_flight_frame.is_none() {
+            self.fail(
+                event_loop,
+                AppError::Session(format!(
+                    "the flight did not start within {} s",
+                    limit.as_secs()
+                )),
+            );
+            return;
+        }
+        let Some(f) = &mut self.flight else { return };
+        if self.screens.current() != Screen::Flight {
+            return;
+        }
+        let t0 = *f.flight_started.get_or_insert_with(Instant::now);
+        if t0.elapsed().as_secs_f64() < s.seconds {
+            return;
+        }
+        if let Some(path) = &s.screenshot {
+            if let Err(e) = self.screenshot(frame, reading, extras, path) {
+                self.fail(event_loop, e);
+                return;
+            }
+            self.screenshot_written = Some(path.clone());
+        }
+        self.finished = true;
+        self.stop_session("scripted flight finished");
+        event_loop.exit();
+    }
+
+    /// Draws `frame` and the HUD offscreen at the window's size and writes a PNG (the menus
+    /// are left out: a screenshot is of the flight).
+    fn screenshot(
+        &mut self,
+        frame: &fl_render::Frame,
+        reading: Option<&crate::instruments::Reading>,
+        extras: &HudExtras,
+        path: &std::path::Path,
+    ) -> Result<(), AppError> {
+        let hud_settings = self.ui.settings.to_hud();
+        let gfx = self.gfx.as_mut().ok_or(AppError::NoWindow)?;
+        let (w, h) = gfx.surface.size();
+        let target = OffscreenTarget::new(&gfx.gpu.device, w, h)?;
+        gfx.renderer.render_offscreen(&gfx.gpu, frame, &target)?;
+        if let Some(r) = reading {
+            // A context of its own: the offscreen painter needs the whole font atlas, which
+            // the window's context sent to the window's painter long ago.
+            let ctx = egui::Context::default();
+            let scale = gfx.window.scale_factor() as f32;
+            let raw = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(w as f32 / scale, h as f32 / scale),
+                )),
+                ..egui::RawInput::default()
+            };
+            ctx.set_pixels_per_point(scale);
+            let output = ctx.run_ui(raw, |ui| {
+                let painter = ui.ctx().layer_painter(egui::LayerId::background());
+                hud::draw(&painter, ui.ctx().content_rect(), r, extras, &hud_settings);
+            });
+            let mut painter = UiPainter::for_offscreen(&gfx.gpu);
+            painter.paint_offscreen(&gfx.gpu, &target, UiFrame::from_output(&ctx, output))?;
+        }
+        let image = target.read_rgba(&gfx.gpu.device, &gfx.gpu.queue)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| AppError::Screenshot {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            })?;
+        }
+        image.save(path).map_err(|e| AppError::Screenshot {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        tracing::info!("screenshot saved to {}", path.display());
+        Ok(())
+    }
+}
+
+/// The planet's centre in the world frame.
+fn planet_centre() -> DVec3 {
+    DVec3::new(0.0, -EARTH_RADIUS_M, 0.0)
+}
+
+/// Altitude of a world point above the sphere, m.
+fn altitude_of(p: DVec3) -> f64 {
+    (p - planet_centre()).length() - EARTH_RADIUS_M
+}
+
+fn local_up(p: DVec3) -> DVec3 {
+    (p - planet_centre()).normalize_or(DVec3::Y)
+}
+
+/// Latitude and longitude of a world point, degrees.
+fn lat_lon_deg(p: DVec3) -> (f64, f64) {
+    let (lat, lon) = fl_render::sun::direction_to_geodetic(local_up(p));
+    (lat.to_degrees(), lon.to_degrees())
+}
+
+/// The world from the flight's camera: services the terrain stream and returns the frame and
+/// the own aircraft's instrument reading.
+fn flight_frame(
+    f: &mut Flight,
+    gfx: &mut Gfx,
+    dt: f64,
+    fov_deg: f64,
+    aspect: f64,
+    (_, h): (u32, u32),
+) -> (fl_render::Frame, Option<crate::instruments::Reading>) {
+    let reading = f.launched.client.reading();
+    if let Some(g) = reading.as_ref().map(|r| r.g).filter(|g| g.is_finite()) {
+        f.max_g = f.max_g.max(g);
+    }
+    let rf = f.launched.client.render_frame();
+    if let Some(own) = rf.own() {
+        let p = dvec(own.position);
+        if let Some(last) = f.last_own {
+            let d = (p - last).length();
+            // A respawn or a teleport is not distance flown.
+            if d.is_finite() && d < 2_000.0 {
+                f.distance_m += d;
+            }
+        }
+        f.last_own = Some(p);
+    }
+    let viewed = f.view_index.and_then(|i| rf.entity(i)).or_else(|| rf.own());
+    let g = reading.as_ref().map_or(1.0, |r| r.g);
+    let eye = match viewed {
+        Some(e) => {
+            let s = Subject {
+                position: dvec(e.position),
+                orientation: dquat(e.orientation),
+                velocity: dvec(e.velocity),
+                load_factor_g: if e.own { g } else { 1.0 },
+            };
+            f.rig
+                .update(dt, &s, local_up(s.position), f.ground_m, altitude_of)
+        }
+        None => {
+            let (lat, lon) = NEVADA_AIRFIELD;
+            let (e, n, u) = east_north_up(lat.to_radians(), lon.to_radians());
+            let p = fl_render::sun::geodetic_direction(lat.to_radians(), lon.to_radians())
+                * (EARTH_RADIUS_M + 3_000.0)
+                + planet_centre();
+            Eye {
+                position: p,
+                forward: (n + e * 0.2 - u * 0.1).normalize(),
+                up: u,
+                near_m: 0.5,
+            }
+        }
+    };
+    let hide_own = f.rig.mode == CameraMode::Cockpit && viewed.is_some_and(|e| e.own);
+    let (lat, lon) = lat_lon_deg(eye.position);
+    f.ground_m = f.probe.height(lat, lon);
+    let view = ChunkView {
+        position: fl_flight::math::Vec3::new(eye.position.x, eye.position.y, eye.position.z),
+        ground_height_m: f.ground_m,
+        forward: Some(fl_flight::math::Vec3::new(
+            eye.forward.x,
+            eye.forward.y,
+            eye.forward.z,
+        )),
+        vertical_fov_rad: fov_deg.to_radians(),
+        aspect,
+        viewport_height_px: h.max(1),
+        max_error_px: 2.0,
+    };
+    let drawn = {
+        let mut sink = StreamSink::new(
+            RendererTerrain::new(&gfx.gpu, &mut gfx.renderer),
+            &mut f.totals,
+        );
+        frame_keys(f.stream.update(&view, &mut sink))
+    };
+    let content = f.launched.content.clone();
+    let types = f.launched.client.session().types();
+    let models = &mut f.models;
+    let (gpu, renderer) = (&gfx.gpu, &mut gfx.renderer);
+    let own_type = rf.own().map(|e| e.type_index);
+    let drawn_entities = instances(rf, hide_own, |t| {
+        models.get(gpu, renderer, &content, types, t)
+    });
+    let frame = build_frame(&eye, fov_deg, aspect, &f.sky, drawn_entities, drawn);
+    // The cockpit eye of the own type, once its model is known.
+    if let Some(t) = own_type
+        && let Some(eye_body) = f
+            .models
+            .get(
+                &gfx.gpu,
+                &mut gfx.renderer,
+                &content,
+                f.launched.client.session().types(),
+                t,
+            )
+            .eye_body
+    {
+        f.rig.cockpit_eye_body = eye_body;
+    }
+    (frame, reading)
+}
+
+/// The sky behind the menus: over the airfield, looking at the horizon.
+fn menu_frame(sky: &Sky, fov_deg: f64, aspect: f64) -> fl_render::Frame {
+    let (lat, lon) = NEVADA_AIRFIELD;
+    let (e, n, u) = east_north_up(lat.to_radians(), lon.to_radians());
+    let p = fl_render::sun::geodetic_direction(lat.to_radians(), lon.to_radians())
+        * (EARTH_RADIUS_M + 2_000.0)
+        + planet_centre();
+    let eye = Eye {
+        position: p,
+        forward: (n * 0.8 + e * 0.6 + u * 0.12).normalize(),
+        up: u,
+        near_m: 0.5,
+    };
+    build_frame(&eye, fov_deg, aspect, sky, Vec::new(), Vec::new())
+}
+
+fn hud_extras(f: &Flight) -> HudExtras {
+    crate::netgraph::extras_from_client(&f.launched.client, f.now(), f.max_g, 0.0)
+}
+
+fn debrief(f: &Flight) -> ui::DebriefStats {
+    let ended = f
+        .launched
+        .client
+        .end_reason()
+        .map_or_else(|| "You ended the flight.".to_owned(), |r| r.to_string());
+    ui::DebriefStats {
+        time_flown_s: f.flight_started.map_or(0.0, |t| t.elapsed().as_secs_f64()),
+        distance_m: f.distance_m,
+        max_g: f.max_g,
+        landings: 0,
+        ended,
+    }
+}
+
+fn aircraft_choices(content: &Content) -> Vec<ui::AircraftChoice> {
+    content
+        .types()
+        .iter()
+        .filter(|t| content.aircraft_type(t.id()).is_ok())
+        .map(|t| ui::AircraftChoice {
+            type_id: t.id().to_owned(),
+            name: t.def.name.clone(),
+            pack: t.id().split(':').next().unwrap_or_default().to_owned(),
+            thumbnail: None,
+        })
+        .collect()
+}
+
+fn load_content_in_background(
+    opts: crate::content::ContentOptions,
+    aircraft: Option<String>,
+) -> Receiver<Result<Arc<Content>, String>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("fl-content".into())
+        .spawn({
+            let tx = tx.clone();
+            move || {
+                let r = crate::content::load(&opts, aircraft.as_deref()).map_err(|e| e.to_string());
+                let _ = tx.send(r);
+            }
+        });
+    if let Err(e) = spawned {
+        let _ = tx.send(Err(format!("cannot start the content loading thread: {e}")));
+    }
+    rx
+}
+
+fn capture_mouse(window: &Window, on: bool) {
+    if on {
+        let grabbed = window
+            .set_cursor_grab(CursorGrabMode::Locked)
+            .or_else(|_| window.set_cursor_grab(CursorGrabMode::Confined));
+        if let Err(e) = grabbed {
+            tracing::debug!("cannot capture the mouse: {e}");
+        }
+        window.set_cursor_visible(false);
+    } else {
+        let _ = window.set_cursor_grab(CursorGrabMode::None);
+        window.set_cursor_visible(true);
+    }
+}
+
+fn vsync_of(v: VsyncMode) -> Vsync {
+    match v {
+        VsyncMode::On => Vsync::On,
+        VsyncMode::Adaptive => Vsync::Adaptive,
+        VsyncMode::Off => Vsync::Off,
+    }
+}
+
+/// UTC on the summer solstice of 2026 when the local solar time at `lon_deg` is `hour`.
+pub fn utc_for_local_hour(hour: f64, lon_deg: f64) -> UtcTime {
+    let h = if hour.is_finite() {
+        hour.rem_euclid(24.0)
+    } else {
+        12.0
+    };
+    let utc = h - lon_deg / 15.0;
+    let day = 21 + utc.div_euclid(24.0) as i64;
+    let utc = utc.rem_euclid(24.0);
+    let whole = utc.floor();
+    let minutes = (utc - whole) * 60.0;
+    UtcTime::new(
+        2026,
+        6,
+        day.clamp(20, 22) as u32,
+        whole as u32,
+        minutes.floor() as u32,
+        (minutes - minutes.floor()) * 60.0,
+    )
+}
+
+/// The weather preset a free-flight setup names (clear when unknown).
+pub fn weather_preset(name: &str) -> fl_protocol::enums::WeatherPreset {
+    use fl_protocol::enums::WeatherPreset as W;
+    match name {
+        "partly_cloudy" => W::PartlyCloudy,
+        "overcast" => W::Overcast,
+        "rain" => W::Rain,
+        "storm" => W::Storm,
+        "snow" => W::Snow,
+        "blizzard" => W::Blizzard,
+        _ => W::Clear,
+    }
+}
+
+/// The renderer's weather for a preset (its typical fog).
+fn weather_named(name: &str) -> Weather {
+    let p = fl_server::weather::PresetWeather::typical(weather_preset(name));
+    Weather::from_message(p.preset as u8, p.fog_density, p.fog_start_m)
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gfx.is_some() {
+            return;
+        }
+        match self.start_gfx(event_loop) {
+            Ok(g) => {
+                g.window.request_redraw();
+                self.gfx = Some(g);
+                event_loop.set_control_flow(ControlFlow::Poll);
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let consumed = match &mut self.gfx {
+            Some(g) => g.egui.on_window_event(&g.window, &event).consumed,
+            None => false,
+        };
+        match event {
+            WindowEvent::CloseRequested => {
+                self.stop_session("window closed");
+                event_loop.exit();
+            }
+            WindowEvent::Resized(size) => {
+                if let Some(g) = &mut self.gfx {
+                    g.surface.resize(&g.gpu, size.width, size.height);
+                }
+            }
+            WindowEvent::Focused(false) => {
+                if let Some(f) = &mut self.flight {
+                    f.keyboard.release_all();
+                }
+            }
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::MouseWheel { delta, .. } if self.screens.current() == Screen::Flight => {
+                if let Some(f) = &mut self.flight {
+                    let lines = match delta {
+                        MouseScrollDelta::LineDelta(_, y) => f64::from(y),
+                        MouseScrollDelta::PixelDelta(p) => p.y / 40.0,
+                    };
+                    f.rig.zoom(lines);
+                }
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                if self.screens.current() != Screen::Flight
+                    || (consumed && self.ctx.egui_wants_keyboard_input())
+                {
+                    return;
+                }
+                let pressed = event.state == ElementState::Pressed;
+                match event.logical_key.as_ref() {
+                    Key::Named(NamedKey::F12) if pressed && !event.repeat => {
+                        self.pending_screenshot = Some(screenshot_path());
+                    }
+                    Key::Named(NamedKey::F3) if pressed && !event.repeat => {
+                        self.show_netgraph = !self.show_netgraph;
+                    }
+                    Key::Character(c) if pressed && !event.repeat && (c == "c" || c == "C") => {
+                        if let Some(f) = &mut self.flight {
+                            f.rig.cycle();
+                        }
+                    }
+                    Key::Character(c) if pressed && !event.repeat && (c == "[" || c == "]") => {
+                        if let Some(f) = &mut self.flight {
+                            f.view_index = next_view(f, c == "]");
+                        }
+                    }
+                    _ => {
+                        if let (Some(f), Some(a)) =
+                            (&mut self.flight, action_for(&event.logical_key))
+                        {
+                            if pressed {
+                                f.keyboard.press(a, event.repeat);
+                            } else {
+                                f.keyboard.release(a);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn device_event(&mut self, _: &ActiveEventLoop, _: DeviceId, event: DeviceEvent) {
+        if let DeviceEvent::MouseMotion { delta: (dx, dy) } = event
+            && self.screens.current() == Screen::Flight
+            && let Some(f) = &mut self.flight
+        {
+            f.rig.mouse(dx, dy);
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        // The FPS cap: wait until the next frame is due (vsync paces the rest).
+        let cap = self.ui.settings.fps_cap;
+        match (cap, self.last_present) {
+            (c, Some(t)) if c > 0 => {
+                let next = t + Duration::from_secs_f64(1.0 / f64::from(c));
+                if Instant::now() < next {
+                    event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+                    return;
+                }
+                event_loop.set_control_flow(ControlFlow::Poll);
+            }
+            _ => event_loop.set_control_flow(ControlFlow::Poll),
+        }
+        if let Some(g) = &self.gfx {
+            g.window.request_redraw();
+        }
+    }
+}
+
+/// The next (or previous) entity to view after the current one, by pool index; back to the
+/// own aircraft after the last.
+fn next_view(f: &Flight, forward: bool) -> Option<u32> {
+    let mut others: Vec<u32> = f
+        .launched
+        .client
+        .render_frame()
+        .entities
+        .iter()
+        .filter(|e| !e.own)
+        .map(|e| e.idx)
+        .collect();
+    others.sort_unstable();
+    if others.is_empty() {
+        return None;
+    }
+    let pos = f
+        .view_index
+        .and_then(|v| others.iter().position(|&i| i == v));
+    match (pos, forward) {
+        (None, true) => others.first().copied(),
+        (None, false) => others.last().copied(),
+        (Some(p), true) => others.get(p + 1).copied(),
+        (Some(p), false) => p.checked_sub(1).and_then(|p| others.get(p).copied()),
+    }
+}
+
+/// Where F12 saves: the user's pictures folder (else the data directory, else here).
+fn screenshot_path() -> PathBuf {
+    let dir = directories::UserDirs::new()
+        .and_then(|d| d.picture_dir().map(|p| p.join("fighters-legacy")))
+        .or_else(|| crate::content::user_data_dir().map(|d| d.join("screenshots")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut n = 0u32;
+    loop {
+        let p = dir.join(format!("fighters-legacy-{secs}-{n}.png"));
+        if !p.exists() || n >= 1_000 {
+            return p;
+        }
+        n += 1;
+    }
+}
+
+/// Opens the event loop, or says why there is no display.
+pub(super) fn open_event_loop() -> Result<EventLoop<()>, AppError> {
+    #[cfg(all(unix, not(target_os = "macos")))]
+    let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
+    if !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("WAYLAND_SOCKET") {
+        return Err(AppError::NoDisplay(
+            "neither DISPLAY nor WAYLAND_DISPLAY is set".to_owned(),
+        ));
+    }
+    EventLoop::new().map_err(|e| AppError::NoDisplay(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_solar_time_becomes_utc_across_midnight() {
+        // Nevada is 7 h 40 min behind UTC in solar time.
+        let t = utc_for_local_hour(10.0, -115.0);
+        assert_eq!((t.year, t.month, t.day), (2026, 6, 21));
+        assert!(
+            (t.hours - (10.0 + 115.0 / 15.0)).abs() < 1e-6,
+            "{}",
+            t.hours
+        );
+        let late = utc_for_local_hour(22.0, -115.0);
+        assert_eq!(late.day, 22);
+        assert!((late.hours - (22.0 + 115.0 / 15.0 - 24.0)).abs() < 1e-6);
+        let east = utc_for_local_hour(2.0, 120.0);
+        assert_eq!(east.day, 20);
+        let bad = utc_for_local_hour(f64::NAN, -115.0);
+        assert!(bad.hours.is_finite() && (0.0..24.0).contains(&bad.hours));
+    }
+
+    #[test]
+    fn weather_names_map_to_presets_and_unknown_is_clear() {
+        use fl_protocol::enums::WeatherPreset as W;
+        for (name, _) in ui::WEATHER_PRESETS {
+            let p = weather_preset(name);
+            assert!(name == "clear" || p != W::Clear, "{name}");
+        }
+        assert_eq!(weather_preset("lava"), W::Clear);
+        assert!(weather_named("storm").cloud_cover > weather_named("clear").cloud_cover);
+    }
+
+    #[test]
+    fn altitude_and_position_on_the_sphere_agree() {
+        let (lat, lon) = NEVADA_AIRFIELD;
+        let p = fl_render::sun::geodetic_direction(lat.to_radians(), lon.to_radians())
+            * (EARTH_RADIUS_M + 1_234.0)
+            + planet_centre();
+        assert!((altitude_of(p) - 1_234.0).abs() < 1e-6);
+        let (la, lo) = lat_lon_deg(p);
+        assert!(
+            (la - lat).abs() < 1e-9 && (lo - lon).abs() < 1e-9,
+            "{la} {lo}"
+        );
+    }
+}
