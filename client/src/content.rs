@@ -58,6 +58,11 @@ pub fn user_data_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "fighters-legacy").map(|d| d.data_dir().to_owned())
 }
 
+/// The cache directory of this client (compiled pipelines, thumbnails): safe to delete.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "fighters-legacy").map(|d| d.cache_dir().to_owned())
+}
+
 /// The user's mods folder: `<data dir>/mods`.
 pub fn user_mods_dir() -> Option<PathBuf> {
     user_data_dir().map(|d| d.join("mods"))

@@ -22,7 +22,7 @@ pub const STALL_WARNING_FRACTION: f64 = 0.9;
 pub const AOA_VALID_MIN_TAS_MPS: f64 = 15.0;
 
 /// One reading of every instrument.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Reading {
     /// Indicated (calibrated) airspeed, m/s.
     pub ias_mps: f64,

@@ -330,7 +330,7 @@ fn windowed(args: Args) -> Result<bool> {
     }
     if let Some(t) = outcome.first_flight_frame {
         println!(
-            "first flight frame {:.2} s after the window opened; {} frames",
+            "first flight frame {:.2} s after launch; {} frames",
             t.as_secs_f64(),
             outcome.frames
         );

@@ -9,8 +9,10 @@
 pub mod camera;
 pub mod keyboard;
 pub mod launch;
+pub mod record;
 pub mod scene;
 mod window;
+pub mod world;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! What the flight screen draws: the renderer's [`Frame`] from the client's [`RenderFrame`] (every
-//! entity as its type's model, the own one too unless the eye is in its cockpit), the camera and
+//! entity as its type's model; the own one as its cockpit model when the eye is in it), the camera and
 //! the sky, plus the model of each entity type, loaded from the content stack the first time the
 //! type is seen (its category's silhouette when it has no model or the model cannot be read —
 //! never invisible).
@@ -23,6 +23,8 @@ use super::camera::Eye;
 #[derive(Debug, Clone, Copy)]
 pub struct TypeModel {
     pub handle: ModelHandle,
+    /// The cockpit model (the pack's `_cockpit` file), drawn instead of `handle` around the eye.
+    pub cockpit: Option<ModelHandle>,
     /// The cockpit eye in the body frame, when the model says (`camera` node / anchor).
     pub eye_body: Option<DVec3>,
 }
@@ -60,6 +62,7 @@ fn load_type(
 ) -> TypeModel {
     let silhouette = |renderer: &Renderer, category| TypeModel {
         handle: renderer.silhouette(category),
+        cockpit: None,
         eye_body: None,
     };
     let Some(def) = def else {
@@ -89,8 +92,13 @@ fn load_type(
             let eye_body = family
                 .camera_anchor
                 .map(|a| DVec3::new(f64::from(a.x), f64::from(a.y), f64::from(a.z)));
+            let cockpit = family
+                .cockpit
+                .as_ref()
+                .map(|c| renderer.upload_model(gpu, c, family.body_from_mesh));
             TypeModel {
                 handle: renderer.upload_family(gpu, &family),
+                cockpit,
                 eye_body,
             }
         }
@@ -118,26 +126,32 @@ pub fn dquat(q: fl_flight::math::Quat) -> DQuat {
     DQuat::from_xyzw(q.x, q.y, q.z, q.w)
 }
 
-/// Every entity of `frame` as an instance of its type's model (`model_of`); the own aircraft
-/// left out when `hide_own` (the eye is in its cockpit), and entities with a broken pose skipped.
+/// Every entity of `frame` as an instance of its type's model (`model_of`); when `in_cockpit`
+/// (the eye is in the own aircraft) the own one is its cockpit model, or nothing when its type
+/// has none (the outside model would wrap the eye). Entities with a broken pose are skipped.
 pub fn instances(
     frame: &RenderFrame,
-    hide_own: bool,
+    in_cockpit: bool,
     mut model_of: impl FnMut(u32) -> TypeModel,
 ) -> Vec<Instance> {
     frame
         .entities
         .iter()
-        .filter(|e| !(hide_own && e.own))
         .filter(|e| {
             e.position.x.is_finite() && e.position.y.is_finite() && e.position.z.is_finite()
         })
-        .map(|e| {
-            Instance::new(
-                model_of(e.type_index).handle,
+        .filter_map(|e| {
+            let m = model_of(e.type_index);
+            let handle = if in_cockpit && e.own {
+                m.cockpit?
+            } else {
+                m.handle
+            };
+            Some(Instance::new(
+                handle,
                 dvec(e.position),
                 dquat(e.orientation),
-            )
+            ))
         })
         .collect()
 }
@@ -166,5 +180,70 @@ pub fn build_frame(
         lights: Vec::new(),
         instances,
         terrain,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::{PoseSource, RenderEntity};
+    use fl_flight::math::{Quat, Vec3};
+
+    fn entity(idx: u32, own: bool, x: f64) -> RenderEntity {
+        RenderEntity {
+            idx,
+            generation: 0,
+            type_index: 7,
+            faction: 0,
+            own,
+            position: Vec3::new(x, 1_000.0, 0.0),
+            orientation: Quat::IDENTITY,
+            velocity: Vec3::ZERO,
+            articulation: Default::default(),
+            damage_level: 0,
+            throttle_pct: 0,
+            ab_engaged: false,
+            source: PoseSource::Interpolated,
+        }
+    }
+
+    #[test]
+    fn in_the_cockpit_the_own_aircraft_is_drawn_as_its_cockpit() {
+        let Some(gpu) = fl_fixtures::adapter_or_skip(Gpu::new()) else {
+            return;
+        };
+        let r = Renderer::new(&gpu).expect("renderer");
+        let (outside, pit) = (
+            r.silhouette(fl_render::Category::Aircraft),
+            r.silhouette(fl_render::Category::Structure),
+        );
+        let frame = RenderFrame {
+            entities: vec![
+                entity(0, true, 0.0),
+                entity(1, false, 50.0),
+                entity(2, false, f64::NAN),
+            ],
+            ..RenderFrame::default()
+        };
+        let with_pit = TypeModel {
+            handle: outside,
+            cockpit: Some(pit),
+            eye_body: None,
+        };
+        let handles = |in_cockpit, m: TypeModel| -> Vec<ModelHandle> {
+            instances(&frame, in_cockpit, |_| m)
+                .iter()
+                .map(|i| i.model)
+                .collect()
+        };
+        // Outside: every aircraft with a sane pose as its model.
+        assert_eq!(handles(false, with_pit), [outside, outside]);
+        // In the cockpit: the own one is the cockpit; a type without one leaves it out.
+        assert_eq!(handles(true, with_pit), [pit, outside]);
+        let without = TypeModel {
+            cockpit: None,
+            ..with_pit
+        };
+        assert_eq!(handles(true, without), [outside]);
     }
 }

@@ -15,15 +15,9 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 use fl_content::Content;
-use fl_flight::gravity::EARTH_RADIUS_M;
 use fl_render::sun::{UtcTime, east_north_up};
 use fl_render::surface::{Vsync, WindowSurface, gpu_for_window};
 use fl_render::{Gpu, OffscreenTarget, Renderer, UiFrame, UiPainter, Weather};
-use fl_scene::GroundProbe;
-use fl_scene::stream_sink::{BudgetedSource, RendererTerrain, SinkTotals, StreamSink, frame_keys};
-use fl_terrain::chunks::{ChunkBuilder, ChunkView};
-use fl_terrain::stream::{StreamSettings, TerrainStream};
-use glam::DVec3;
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseScrollDelta, WindowEvent};
@@ -42,10 +36,9 @@ use super::camera::{CameraMode, CameraRig, Eye, Subject};
 use super::keyboard::{KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
+use super::world::{WorldTerrain, altitude_of, local_up, world_point};
 use super::{AppError, AppOptions};
 
-/// Most chunk meshes uploaded in one frame (the rest wait for the next frames).
-const UPLOADS_PER_FRAME: usize = 8;
 /// The Nevada airfield free flights start at (runway threshold area), degrees.
 pub const NEVADA_AIRFIELD: (f64, f64) = (36.2362, -115.0342);
 /// Runway heading of the free-flight start, degrees.
@@ -62,14 +55,15 @@ struct Gfx {
     renderer: Renderer,
     painter: UiPainter,
     egui: egui_winit::State,
+    /// Compiled pipelines kept between runs; saved once after the first frame.
+    pipeline_cache: Option<fl_render::DiskPipelineCache>,
+    pipeline_cache_saved: bool,
 }
 
 /// A running session and everything drawn for it.
 struct Flight {
     launched: Launched,
-    stream: TerrainStream<BudgetedSource<ChunkBuilder>>,
-    totals: SinkTotals,
-    probe: GroundProbe,
+    world: WorldTerrain,
     models: SceneModels,
     rig: CameraRig,
     keyboard: KeyboardPilot,
@@ -79,10 +73,7 @@ struct Flight {
     paused_total: Duration,
     paused_at: Option<Instant>,
     flight_started: Option<Instant>,
-    max_g: f64,
-    distance_m: f64,
-    last_own: Option<DVec3>,
-    ground_m: f64,
+    record: super::record::FlightRecord,
     /// Entity viewed instead of the own aircraft (`[`/`]`).
     view_index: Option<u32>,
     /// The last 10 s of the link, for the F3 overlay.
@@ -194,13 +185,15 @@ impl App {
             .map_err(|e| AppError::NoDisplay(e.to_string()))?;
         let inner = window.inner_size();
         let vsync = vsync_of(self.ui.settings.vsync);
-        let (gpu, surface) = gpu_for_window(
+        let (mut gpu, surface) = gpu_for_window(
             window.clone(),
             inner.width.max(1),
             inner.height.max(1),
             vsync,
         )?;
         tracing::info!(adapter = %gpu.info.name, "window opened");
+        let pipeline_cache = crate::content::user_cache_dir()
+            .map(|d| fl_render::DiskPipelineCache::open(&mut gpu, &d.join("pipelines")));
         let renderer = Renderer::new(&gpu)?;
         let painter = UiPainter::for_surface(&gpu, &surface);
         let egui = egui_winit::State::new(
@@ -218,12 +211,19 @@ impl App {
             renderer,
             painter,
             egui,
+            pipeline_cache,
+            pipeline_cache_saved: false,
         })
     }
 
     /// Applies one event to the screens and performs the effects.
     fn handle(&mut self, event_loop: &ActiveEventLoop, event: Event) {
+        let before = self.screens.current();
         let effects = self.screens.handle(event);
+        let after = self.screens.current();
+        if after != before {
+            tracing::info!("screen {before:?} -> {after:?}");
+        }
         for fx in effects {
             self.perform(event_loop, fx);
         }
@@ -444,26 +444,8 @@ impl App {
     fn begin_flight(&mut self, launched: Launched) -> Result<Flight, AppError> {
         let gfx = self.gfx.as_mut().ok_or(AppError::NoWindow)?;
         let terrain = crate::content::terrain_of(&launched.content);
-        let builder = ChunkBuilder::new(terrain.clone(), EARTH_RADIUS_M).map_err(|e| {
-            AppError::Start(format!("cannot start the terrain builder thread: {e}"))
-        })?;
-        let mut totals = SinkTotals::default();
-        let stream = {
-            let mut sink = StreamSink::new(
-                RendererTerrain::new(&gfx.gpu, &mut gfx.renderer),
-                &mut totals,
-            );
-            TerrainStream::new(
-                &terrain,
-                BudgetedSource::new(builder, UPLOADS_PER_FRAME),
-                StreamSettings::default(),
-                &mut sink,
-            )
-            .map_err(|e| AppError::Start(format!("the terrain stream did not start: {e}")))?
-        };
-        let (lat, lon) = NEVADA_AIRFIELD;
-        let probe = GroundProbe::new(terrain, lat, lon)
-            .map_err(|e| AppError::Start(format!("cannot start the ground probe thread: {e}")))?;
+        let world = WorldTerrain::start(&gfx.gpu, &mut gfx.renderer, terrain, NEVADA_AIRFIELD)
+            .map_err(|e| AppError::Start(e.to_string()))?;
         let autopilot = match &self.opts.scripted {
             Some(s) => Some(crate::autopilot::by_name(&s.autopilot).ok_or_else(|| {
                 AppError::Start(format!(
@@ -476,9 +458,7 @@ impl App {
         };
         Ok(Flight {
             launched,
-            stream,
-            totals,
-            probe,
+            world,
             models: SceneModels::default(),
             rig: CameraRig::default(),
             keyboard: KeyboardPilot::airborne(),
@@ -487,10 +467,7 @@ impl App {
             paused_total: Duration::ZERO,
             paused_at: None,
             flight_started: None,
-            max_g: 1.0,
-            distance_m: 0.0,
-            last_own: None,
-            ground_m: 0.0,
+            record: super::record::FlightRecord::new(),
             view_index: None,
             netgraph: crate::netgraph::NetGraph::new(),
         })
@@ -571,7 +548,15 @@ impl App {
         // HUD and screens.
         let raw = gfx.egui.take_egui_input(&gfx.window);
         let hud_settings = self.ui.settings.to_hud();
-        let extras = self.flight.as_ref().map(hud_extras).unwrap_or_default();
+        let online = matches!(
+            self.screens.session(),
+            Some(SessionKind::Multiplayer { .. })
+        );
+        let extras = self
+            .flight
+            .as_ref()
+            .map(|f| hud_extras(f, reading.as_ref(), online))
+            .unwrap_or_default();
         let show_hud = in_flight_screens && screen == Screen::Flight;
         let netgraph = self
             .flight
@@ -615,8 +600,23 @@ impl App {
         gfx.surface.present(&gfx.gpu, out);
         self.last_present = Some(Instant::now());
         self.frames += 1;
+        if !gfx.pipeline_cache_saved {
+            gfx.pipeline_cache_saved = true;
+            if let Some(cache) = &gfx.pipeline_cache {
+                match cache.save(&gfx.gpu) {
+                    Ok(bytes) => tracing::debug!(bytes, "pipeline cache saved"),
+                    Err(e) => tracing::warn!("pipeline cache not saved: {e}"),
+                }
+            }
+        }
         if screen == Screen::Flight && self.first_flight_frame.is_none() {
-            self.first_flight_frame = Some(self.started.elapsed());
+            let t = self.started.elapsed();
+            self.first_flight_frame = Some(t);
+            tracing::info!(
+                seconds = t.as_secs_f64(),
+                pipeline_cache = ?gfx.pipeline_cache.as_ref().map(|c| c.start()),
+                "first flight frame"
+            );
         }
         if let Some(path) = self.pending_screenshot.take()
             && let Err(e) = self.screenshot(&frame, reading.as_ref(), &extras, &path)
@@ -754,26 +754,6 @@ impl App {
     }
 }
 
-/// The planet's centre in the world frame.
-fn planet_centre() -> DVec3 {
-    DVec3::new(0.0, -EARTH_RADIUS_M, 0.0)
-}
-
-/// Altitude of a world point above the sphere, m.
-fn altitude_of(p: DVec3) -> f64 {
-    (p - planet_centre()).length() - EARTH_RADIUS_M
-}
-
-fn local_up(p: DVec3) -> DVec3 {
-    (p - planet_centre()).normalize_or(DVec3::Y)
-}
-
-/// Latitude and longitude of a world point, degrees.
-fn lat_lon_deg(p: DVec3) -> (f64, f64) {
-    let (lat, lon) = fl_render::sun::direction_to_geodetic(local_up(p));
-    (lat.to_degrees(), lon.to_degrees())
-}
-
 /// The world from the flight's camera: services the terrain stream and returns the frame and
 /// the own aircraft's instrument reading.
 fn flight_frame(
@@ -785,21 +765,14 @@ fn flight_frame(
     (_, h): (u32, u32),
 ) -> (fl_render::Frame, Option<crate::instruments::Reading>) {
     let reading = f.launched.client.reading();
-    if let Some(g) = reading.as_ref().map(|r| r.g).filter(|g| g.is_finite()) {
-        f.max_g = f.max_g.max(g);
-    }
     let rf = f.launched.client.render_frame();
-    if let Some(own) = rf.own() {
-        let p = dvec(own.position);
-        if let Some(last) = f.last_own {
-            let d = (p - last).length();
-            // A respawn or a teleport is not distance flown.
-            if d.is_finite() && d < 2_000.0 {
-                f.distance_m += d;
-            }
-        }
-        f.last_own = Some(p);
-    }
+    // A paused single-player world stands still: no time in the air passes.
+    let record_dt = if f.paused_at.is_some() { 0.0 } else { dt };
+    f.record.update(
+        record_dt,
+        reading.as_ref(),
+        rf.own().map(|o| dvec(o.position)),
+    );
     let viewed = f.view_index.and_then(|i| rf.entity(i)).or_else(|| rf.own());
     let g = reading.as_ref().map_or(1.0, |r| r.g);
     let eye = match viewed {
@@ -810,15 +783,18 @@ fn flight_frame(
                 velocity: dvec(e.velocity),
                 load_factor_g: if e.own { g } else { 1.0 },
             };
-            f.rig
-                .update(dt, &s, local_up(s.position), f.ground_m, altitude_of)
+            f.rig.update(
+                dt,
+                &s,
+                local_up(s.position),
+                f.world.ground_m(),
+                altitude_of,
+            )
         }
         None => {
             let (lat, lon) = NEVADA_AIRFIELD;
             let (e, n, u) = east_north_up(lat.to_radians(), lon.to_radians());
-            let p = fl_render::sun::geodetic_direction(lat.to_radians(), lon.to_radians())
-                * (EARTH_RADIUS_M + 3_000.0)
-                + planet_centre();
+            let p = world_point(lat, lon, 3_000.0);
             Eye {
                 position: p,
                 forward: (n + e * 0.2 - u * 0.1).normalize(),
@@ -827,35 +803,16 @@ fn flight_frame(
             }
         }
     };
-    let hide_own = f.rig.mode == CameraMode::Cockpit && viewed.is_some_and(|e| e.own);
-    let (lat, lon) = lat_lon_deg(eye.position);
-    f.ground_m = f.probe.height(lat, lon);
-    let view = ChunkView {
-        position: fl_flight::math::Vec3::new(eye.position.x, eye.position.y, eye.position.z),
-        ground_height_m: f.ground_m,
-        forward: Some(fl_flight::math::Vec3::new(
-            eye.forward.x,
-            eye.forward.y,
-            eye.forward.z,
-        )),
-        vertical_fov_rad: fov_deg.to_radians(),
-        aspect,
-        viewport_height_px: h.max(1),
-        max_error_px: 2.0,
-    };
-    let drawn = {
-        let mut sink = StreamSink::new(
-            RendererTerrain::new(&gfx.gpu, &mut gfx.renderer),
-            &mut f.totals,
-        );
-        frame_keys(f.stream.update(&view, &mut sink))
-    };
+    let in_cockpit = f.rig.mode == CameraMode::Cockpit && viewed.is_some_and(|e| e.own);
+    let drawn = f
+        .world
+        .update(&gfx.gpu, &mut gfx.renderer, &eye, fov_deg, aspect, h);
     let content = f.launched.content.clone();
     let types = f.launched.client.session().types();
     let models = &mut f.models;
     let (gpu, renderer) = (&gfx.gpu, &mut gfx.renderer);
     let own_type = rf.own().map(|e| e.type_index);
-    let drawn_entities = instances(rf, hide_own, |t| {
+    let drawn_entities = instances(rf, in_cockpit, |t| {
         models.get(gpu, renderer, &content, types, t)
     });
     let frame = build_frame(&eye, fov_deg, aspect, &f.sky, drawn_entities, drawn);
@@ -881,9 +838,7 @@ fn flight_frame(
 fn menu_frame(sky: &Sky, fov_deg: f64, aspect: f64) -> fl_render::Frame {
     let (lat, lon) = NEVADA_AIRFIELD;
     let (e, n, u) = east_north_up(lat.to_radians(), lon.to_radians());
-    let p = fl_render::sun::geodetic_direction(lat.to_radians(), lon.to_radians())
-        * (EARTH_RADIUS_M + 2_000.0)
-        + planet_centre();
+    let p = world_point(lat, lon, 2_000.0);
     let eye = Eye {
         position: p,
         forward: (n * 0.8 + e * 0.6 + u * 0.12).normalize(),
@@ -893,8 +848,26 @@ fn menu_frame(sky: &Sky, fov_deg: f64, aspect: f64) -> fl_render::Frame {
     build_frame(&eye, fov_deg, aspect, sky, Vec::new(), Vec::new())
 }
 
-fn hud_extras(f: &Flight) -> HudExtras {
-    crate::netgraph::extras_from_client(&f.launched.client, f.now(), f.max_g, 0.0)
+/// Bingo: this fraction of the internal tanks left means time to head home.
+const BINGO_FRACTION: f64 = 0.25;
+
+/// The HUD's extras: max G and bingo from the record and the tanks; ping and loss online only
+/// (single player talks to its own process over loopback: nothing to read there).
+fn hud_extras(
+    f: &Flight,
+    reading: Option<&crate::instruments::Reading>,
+    online: bool,
+) -> HudExtras {
+    let bingo_kg = reading
+        .filter(|r| r.fuel_fraction > 0.0 && r.fuel_kg.is_finite())
+        .map_or(0.0, |r| r.fuel_kg / r.fuel_fraction * BINGO_FRACTION);
+    let mut extras =
+        crate::netgraph::extras_from_client(&f.launched.client, f.now(), f.record.max_g, bingo_kg);
+    if !online {
+        extras.ping_ms = None;
+        extras.loss_percent = None;
+    }
+    extras
 }
 
 fn debrief(f: &Flight) -> ui::DebriefStats {
@@ -905,9 +878,9 @@ fn debrief(f: &Flight) -> ui::DebriefStats {
         .map_or_else(|| "You ended the flight.".to_owned(), |r| r.to_string());
     ui::DebriefStats {
         time_flown_s: f.flight_started.map_or(0.0, |t| t.elapsed().as_secs_f64()),
-        distance_m: f.distance_m,
-        max_g: f.max_g,
-        landings: 0,
+        distance_m: f.record.distance_m,
+        max_g: f.record.max_g,
+        landings: f.record.landings,
         ended,
     }
 }
@@ -1216,19 +1189,5 @@ mod tests {
         }
         assert_eq!(weather_preset("lava"), W::Clear);
         assert!(weather_named("storm").cloud_cover > weather_named("clear").cloud_cover);
-    }
-
-    #[test]
-    fn altitude_and_position_on_the_sphere_agree() {
-        let (lat, lon) = NEVADA_AIRFIELD;
-        let p = fl_render::sun::geodetic_direction(lat.to_radians(), lon.to_radians())
-            * (EARTH_RADIUS_M + 1_234.0)
-            + planet_centre();
-        assert!((altitude_of(p) - 1_234.0).abs() < 1e-6);
-        let (la, lo) = lat_lon_deg(p);
-        assert!(
-            (la - lat).abs() < 1e-9 && (lo - lon).abs() < 1e-9,
-            "{la} {lo}"
-        );
     }
 }

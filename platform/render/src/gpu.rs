@@ -37,6 +37,9 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     /// What was chosen.
     pub info: GpuInfo,
+    /// The application pipeline cache every pipeline is built through, when one is open
+    /// ([`crate::pipeline_cache::DiskPipelineCache::open`]).
+    pub pipeline_cache: Option<wgpu::PipelineCache>,
 }
 
 impl Gpu {
@@ -100,6 +103,10 @@ impl Gpu {
         if wireframe {
             required_features |= wgpu::Features::POLYGON_MODE_LINE;
         }
+        // Lets compiled pipelines be kept on disk between runs (Vulkan, lavapipe included).
+        if adapter.features().contains(wgpu::Features::PIPELINE_CACHE) {
+            required_features |= wgpu::Features::PIPELINE_CACHE;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("fl-render device"),
             required_features,
@@ -128,6 +135,7 @@ impl Gpu {
             device,
             queue,
             info,
+            pipeline_cache: None,
         })
     }
 }

@@ -15,6 +15,7 @@ pub mod land_cover;
 pub mod model;
 pub mod moon;
 pub mod particles;
+pub mod pipeline_cache;
 pub mod renderer;
 mod shaders;
 pub mod shadow;
@@ -31,6 +32,7 @@ pub use frame::{
 };
 pub use gpu::{Gpu, GpuInfo};
 pub use particles::{Particle, ParticleKind, contrail_forms};
+pub use pipeline_cache::{CacheStart, DiskPipelineCache, PipelineCacheError};
 pub use renderer::{FrameStats, ModelHandle, Renderer};
 pub use target::OffscreenTarget;
 pub use terrain::{ChunkError, TerrainChunk, TerrainKey};

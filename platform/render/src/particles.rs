@@ -223,6 +223,7 @@ impl ParticlePass {
     pub(crate) fn new(
         device: &wgpu::Device,
         frame_bgl: &wgpu::BindGroupLayout,
+        cache: Option<&wgpu::PipelineCache>,
     ) -> Result<ParticlePass, crate::RenderError> {
         let module = shaders::compile(device, PARTICLES)?;
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -277,7 +278,7 @@ impl ParticlePass {
                     })],
                 }),
                 multiview_mask: None,
-                cache: None,
+                cache,
             },
         )?;
         let capacity = 1024;

@@ -317,7 +317,7 @@ impl Renderer {
                         targets: &[Some(format_target(format))],
                     }),
                     multiview_mask: None,
-                    cache: None,
+                    cache: gpu.pipeline_cache.as_ref(),
                 },
             )
         };
@@ -384,7 +384,7 @@ impl Renderer {
                         targets: &[Some(format_target(HDR_FORMAT))],
                     }),
                     multiview_mask: None,
-                    cache: None,
+                    cache: gpu.pipeline_cache.as_ref(),
                 },
             )
         };
@@ -434,7 +434,7 @@ impl Renderer {
                     targets: &[Some(format_target(HDR_FORMAT))],
                 }),
                 multiview_mask: None,
-                cache: None,
+                cache: gpu.pipeline_cache.as_ref(),
             },
         )?;
         let terrain_offsets_capacity = 256;
@@ -462,9 +462,13 @@ impl Renderer {
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let particles = crate::particles::ParticlePass::new(device, &frame_bgl)?;
-        let shadow =
-            crate::shadow::ShadowPass::new(device, size_of::<crate::model::Vertex>() as u64)?;
+        let particles =
+            crate::particles::ParticlePass::new(device, &frame_bgl, gpu.pipeline_cache.as_ref())?;
+        let shadow = crate::shadow::ShadowPass::new(
+            device,
+            size_of::<crate::model::Vertex>() as u64,
+            gpu.pipeline_cache.as_ref(),
+        )?;
         let mut renderer = Renderer {
             white: solid_texture(gpu, "white", [255; 4]),
             flat_normal: solid_texture(gpu, "flat normal", [128, 128, 255, 255]),
@@ -831,7 +835,7 @@ impl Renderer {
                     targets: &[Some(format_target(format))],
                 }),
                 multiview_mask: None,
-                cache: None,
+                cache: gpu.pipeline_cache.as_ref(),
             },
         )?;
         self.tonemap_pipelines.push((format, p));

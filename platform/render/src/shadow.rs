@@ -111,6 +111,7 @@ impl ShadowPass {
     pub(crate) fn new(
         device: &wgpu::Device,
         vertex_stride: u64,
+        cache: Option<&wgpu::PipelineCache>,
     ) -> Result<ShadowPass, crate::RenderError> {
         let module = shaders::compile(device, SHADOW)?;
         let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -187,7 +188,7 @@ impl ShadowPass {
                 multisample: wgpu::MultisampleState::default(),
                 fragment: None,
                 multiview_mask: None,
-                cache: None,
+                cache,
             },
         )?;
         let texture = device.create_texture(&wgpu::TextureDescriptor {

@@ -169,6 +169,7 @@ fn a_family_casts_from_its_shadow_mesh() {
         base: silhouette(Category::Aircraft),
         lods: Vec::new(),
         shadow,
+        cockpit: None,
         camera_anchor: None,
         body_from_mesh: glam::Mat4::IDENTITY,
         warnings: Vec::new(),

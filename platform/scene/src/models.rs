@@ -148,6 +148,7 @@ pub fn load_family(src: &ModelSource, file: &Path) -> Result<ModelFamily, ModelL
                 base,
                 lods: Vec::new(),
                 shadow: None,
+                cockpit: None,
                 camera_anchor: None,
                 body_from_mesh: pack_body_from_mesh(),
             })

@@ -796,6 +796,9 @@ pub struct ModelFamily {
     pub lods: Vec<ModelData>,
     /// The shadow-casting mesh.
     pub shadow: Option<ModelData>,
+    /// The cockpit (`<stem>_cockpit.glb`), drawn instead of the outside model when the eye is
+    /// in it; in the same mesh frame as the base.
+    pub cockpit: Option<ModelData>,
     /// The pilot's eye: the cockpit file's `camera_anchor` node, in *body* coordinates.
     pub camera_anchor: Option<Vec3>,
     /// Mesh-to-body transform ([`pack_body_from_mesh`] for pack models).
@@ -874,6 +877,7 @@ impl ModelFamily {
             base,
             lods,
             shadow,
+            cockpit,
             camera_anchor,
             body_from_mesh,
             warnings,

@@ -1,0 +1,98 @@
+//! A player's first minute, on the real path: the game binary opens its window under Xvfb at
+//! the main menu, and real key presses (XTEST, as a keyboard sends them) take it through Free
+//! Flight → Fly → Loading → Flight; F12 saves a screenshot that shows sky, terrain and the HUD;
+//! Esc pauses, End Flight shows the debrief, Main Menu, then Quit ends the process with
+//! status 0. Each step waits for the game's own log line of the screen change.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fl_e2e::{Keys, RunningGame, ScratchHome, Xvfb, assert_flight_picture, game_binary};
+
+const STEP: Duration = Duration::from_secs(60);
+/// Between two focus moves: egui moves the focus once per frame, and a new screen takes its
+/// focus on its first frame, so each arrow key needs a frame of its own (debug builds on
+/// lavapipe draw a few frames a second).
+const BETWEEN_KEYS: Duration = Duration::from_millis(1200);
+
+/// Presses arrow `key` `n` times, a frame apart.
+fn step(keys: &Keys<'_>, key: &str, n: usize) {
+    for _ in 0..n {
+        std::thread::sleep(BETWEEN_KEYS);
+        keys.press(key);
+    }
+    std::thread::sleep(BETWEEN_KEYS);
+}
+
+/// Presses `key` until the game logs `needle` (a key pressed before the first frame has drawn
+/// the menu's focus is lost, so a few tries are allowed).
+fn press_until(game: &mut RunningGame, keys: &Keys<'_>, key: &str, needle: &str) -> String {
+    for _ in 0..5 {
+        keys.press(key);
+        if let Some(line) = game.try_wait_for(needle, Duration::from_secs(8)) {
+            return line;
+        }
+    }
+    panic!("{key} never led to {needle:?}:\n{}", game.log());
+}
+
+#[test]
+fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
+    let Some(x) = Xvfb::start() else { return };
+    let home = ScratchHome::new();
+    let mut cmd = x.command(&game_binary().to_string_lossy());
+    cmd.args(["--size", "640x360", "--settings"])
+        .arg(home.settings())
+        .env("RUST_LOG", "warn,fighters_legacy=info");
+    home.apply(&mut cmd);
+    let mut game = RunningGame::spawn(cmd, home.path().join("game.log"));
+    let Some(_) = game.try_wait_for("window opened", Duration::from_secs(180)) else {
+        let log = game.log();
+        if log.contains("no graphics adapter") {
+            fl_fixtures::no_adapter(&log);
+            return;
+        }
+        panic!("the game ended before its window opened:\n{log}");
+    };
+    let Some(keys) = Keys::for_window(&x, "fighters-legacy", STEP) else {
+        return;
+    };
+
+    press_until(&mut game, &keys, "Return", "screen MainMenu -> FreeFlight");
+    press_until(&mut game, &keys, "Return", "screen FreeFlight -> Loading");
+    game.wait_for("screen Loading -> Flight", Duration::from_secs(240));
+    game.wait_for("first flight frame", STEP);
+
+    keys.press("F12");
+    let saved = game.wait_for("screenshot saved to ", STEP);
+    let path = PathBuf::from(
+        saved
+            .split("screenshot saved to ")
+            .nth(1)
+            .expect("a path")
+            .trim(),
+    );
+    assert!(
+        path.starts_with(home.path()),
+        "the screenshot went outside the player's folders: {}",
+        path.display()
+    );
+    let img = image::open(&path).expect("a PNG").to_rgba8();
+    assert_eq!((img.width(), img.height()), (640, 360));
+    assert_flight_picture(&img);
+
+    press_until(&mut game, &keys, "Escape", "screen Flight -> Pause");
+    // Resume, Settings, End Flight.
+    step(&keys, "Down", 2);
+    press_until(&mut game, &keys, "Return", "screen Pause -> Debrief");
+    press_until(&mut game, &keys, "Return", "screen Debrief -> MainMenu");
+    // Free Flight, Missions, Join a Server, Settings, Quit.
+    step(&keys, "Down", 4);
+    keys.press("Return");
+    let Some(status) = game.wait_exit(STEP) else {
+        panic!("Quit did not end the game:\n{}", game.log());
+    };
+    assert!(status.success(), "exit {status}:\n{}", game.log());
+    let log = game.log();
+    assert!(!log.contains("panicked"), "{log}");
+}
