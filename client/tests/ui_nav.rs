@@ -5,16 +5,20 @@
 //! clicks or keys (arrows, Tab, Enter, Space, Escape: the gamepad's D-pad, A and B arrive as
 //! these keys).
 
+use std::time::Duration;
+
 use egui::Key;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use fighters_legacy::app::keyboard::Gamepads;
 use fighters_legacy::hud::Units;
 use fighters_legacy::screens::{Effect, Event, Screen, Screens, SessionKind};
 use fighters_legacy::settings::GameSettings;
 use fighters_legacy::ui::{
     AircraftChoice, DebriefStats, MissionChoice, StartPosition, TofuPrompt, UiState, show,
 };
+use fl_input::{PadAxis, PadButton, PadEvent, PadId};
 
 /// What the window keeps: the state machine, the screens' state, and the effects asked for.
 struct Game {
@@ -441,4 +445,168 @@ fn the_ui_scale_scales_the_menus() {
     let (w1, h1) = size(1.0);
     let (w2, h2) = size(2.0);
     assert!(w2 > 1.8 * w1 && h2 > 1.8 * h1, "{w1}x{h1} → {w2}x{h2}");
+}
+
+/// A gamepad's events through the window's path: `Gamepads::feed` (fl-input's menu navigation)
+/// gives egui key events, added to the next frame's input as the window adds them.
+struct Pad {
+    pads: Gamepads,
+    now: Duration,
+}
+
+impl Pad {
+    fn new() -> Pad {
+        Pad {
+            pads: Gamepads::without_devices(),
+            now: Duration::ZERO,
+        }
+    }
+
+    /// One frame 50 ms after the last with `events`.
+    fn frame(&mut self, h: &mut Harness<'_, Game>, events: &[PadEvent]) {
+        self.now += Duration::from_millis(50);
+        let flying = screen(h) == Screen::Flight;
+        for e in self.pads.feed(events, self.now, flying, None) {
+            h.event(e);
+        }
+        h.run();
+    }
+
+    /// Presses and releases `button` (two frames).
+    fn tap(&mut self, h: &mut Harness<'_, Game>, button: PadButton) {
+        for pressed in [true, false] {
+            self.frame(
+                h,
+                &[PadEvent::Button {
+                    pad: PadId(0),
+                    button,
+                    pressed,
+                }],
+            );
+        }
+    }
+
+    fn stick_y(&mut self, h: &mut Harness<'_, Game>, value: f32) {
+        self.frame(
+            h,
+            &[PadEvent::Axis {
+                pad: PadId(0),
+                axis: PadAxis::LeftY,
+                value,
+            }],
+        );
+    }
+}
+
+/// The menus and the pause menu with a gamepad alone: D-pad and left stick move the focus (a
+/// held D-pad repeats), A presses, B backs out, Start pauses and resumes, and in flight B and
+/// the D-pad are flight controls, not menu keys.
+#[test]
+fn every_screen_is_navigable_by_gamepad() {
+    let mut h = harness(Game::new());
+    let mut pad = Pad::new();
+    pad.frame(
+        &mut h,
+        &[PadEvent::Connected {
+            pad: PadId(0),
+            name: "Test Pad".into(),
+        }],
+    );
+    assert!(focused(&h, "Free Flight"));
+    pad.tap(&mut h, PadButton::DPadDown);
+    assert!(focused(&h, "Missions"));
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(screen(&h), Screen::MissionSelect);
+    assert!(focused(&h, "Intercept (fl-base)"));
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(screen(&h), Screen::MissionBrief);
+    pad.tap(&mut h, PadButton::East);
+    assert_eq!(screen(&h), Screen::MissionSelect);
+    pad.tap(&mut h, PadButton::East);
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert!(focused(&h, "Free Flight"));
+
+    // A flick of the left stick is an arrow; wobbling near the end of travel is not a second.
+    pad.stick_y(&mut h, -0.9);
+    pad.stick_y(&mut h, -0.5);
+    pad.stick_y(&mut h, -0.8);
+    assert!(focused(&h, "Missions"));
+    pad.stick_y(&mut h, 0.0);
+    pad.stick_y(&mut h, -1.0);
+    assert!(focused(&h, "Join a Server"));
+    pad.stick_y(&mut h, 0.0);
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(screen(&h), Screen::Join);
+    pad.tap(&mut h, PadButton::East);
+    assert_eq!(screen(&h), Screen::MainMenu);
+
+    // Holding the D-pad: one step at once, the next after the repeat delay (0.4 s).
+    assert!(focused(&h, "Free Flight"));
+    pad.frame(
+        &mut h,
+        &[PadEvent::Button {
+            pad: PadId(0),
+            button: PadButton::DPadDown,
+            pressed: true,
+        }],
+    );
+    assert!(focused(&h, "Missions"));
+    for _ in 0..6 {
+        pad.frame(&mut h, &[]);
+    }
+    assert!(focused(&h, "Missions"), "not before the delay (0.3 s held)");
+    for _ in 0..3 {
+        pad.frame(&mut h, &[]);
+    }
+    assert!(focused(&h, "Join a Server"), "one repeat by 0.45 s");
+    pad.frame(
+        &mut h,
+        &[PadEvent::Button {
+            pad: PadId(0),
+            button: PadButton::DPadDown,
+            pressed: false,
+        }],
+    );
+
+    // Released in the frame at 0.5 s: held until then, so that frame brings the second repeat.
+    assert!(focused(&h, "Settings"));
+    pad.frame(&mut h, &[]);
+    assert!(focused(&h, "Settings"), "released: no more");
+
+    // Into the flight (the session is the window's part), then Start pauses.
+    for _ in 0..3 {
+        pad.tap(&mut h, PadButton::DPadUp);
+    }
+    assert!(focused(&h, "Free Flight"));
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(screen(&h), Screen::FreeFlight);
+    click(&mut h, "Fly");
+    h.state_mut().session(Event::SessionReady);
+    h.run();
+    assert_eq!(screen(&h), Screen::Flight);
+    effects(&mut h);
+    pad.tap(&mut h, PadButton::East);
+    pad.tap(&mut h, PadButton::DPadDown);
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(
+        screen(&h),
+        Screen::Flight,
+        "B, D-pad and A fly the aircraft"
+    );
+    assert!(effects(&mut h).is_empty());
+    pad.tap(&mut h, PadButton::Start);
+    assert_eq!(screen(&h), Screen::Pause);
+    assert!(focused(&h, "Resume"));
+    pad.tap(&mut h, PadButton::Start);
+    assert_eq!(screen(&h), Screen::Flight, "Start resumes");
+    pad.tap(&mut h, PadButton::Start);
+    assert_eq!(screen(&h), Screen::Pause);
+    pad.tap(&mut h, PadButton::DPadDown);
+    assert!(focused(&h, "Settings"));
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(screen(&h), Screen::Settings);
+    pad.tap(&mut h, PadButton::East);
+    assert_eq!(screen(&h), Screen::Pause);
+    pad.tap(&mut h, PadButton::South);
+    assert_eq!(screen(&h), Screen::Flight, "A on Resume");
 }

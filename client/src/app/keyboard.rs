@@ -1,115 +1,31 @@
-//! The default flight controls until the binding system of the controls issue replaces them:
-//! keyboard keys to stick, pedals, throttle, afterburner, gear, flaps, speed brake and wheel
-//! brakes, as a [`Pilot`] the client asks once per 60 Hz input tick. Stick and pedals ramp
-//! toward the held keys and recentre when released (a key is all-or-nothing, a stick is not),
-//! so the aircraft answers the same at any frame rate.
+//! The window's side of fl-input, until the controls issue's bindings replace the defaults: the
+//! keyboard (with any gamepads added to it) as the [`Pilot`] the client asks once per 60 Hz input
+//! tick, and the gamepads' menu keys and hot-plug notices for the window.
 //!
-//! Owns the key map and the control state. Must not read the window or the clock: the window
-//! feeds key presses, the input clock asks for commands.
+//! Owns the adapter from [`fl_input::Controls`] to [`PilotInput`], the spawn-trim sync, the gilrs
+//! poll (a gilrs that cannot start is a warning: the keyboard flies alone) and the turning of
+//! [`UiKey`]s into egui key events. Must not: hold key maps, ramps or deadzones (fl-input's), or
+//! read the clock (the window passes its time in).
 
-use std::collections::BTreeSet;
+use std::collections::VecDeque;
+use std::time::Duration;
 
-use winit::keyboard::{Key, NamedKey};
+use fl_input::{FlightInput, MenuNav, PadEvent, Ticker, UiKey};
 
 use crate::client::{Pilot, PilotView};
 use crate::input_clock::PilotInput;
 
-/// A flight control a key drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Action {
-    /// Stick back (nose up).
-    PitchUp,
-    /// Stick forward (nose down).
-    PitchDown,
-    RollLeft,
-    RollRight,
-    YawLeft,
-    YawRight,
-    ThrottleUp,
-    ThrottleDown,
-    /// Toggles.
-    Afterburner,
-    Gear,
-    /// Steps the flaps 0 → ½ → 1 → 0.
-    Flaps,
-    SpeedBrake,
-    /// Held.
-    WheelBrake,
-}
+pub use fl_input::{Action, KEYS_HELP, PAD_HELP, action_for};
 
-/// The documented default keys (README "Controls").
-pub const KEYS_HELP: &[(&str, &str)] = &[
-    (
-        "W / S or Up / Down",
-        "stick forward / back (nose down / up)",
-    ),
-    ("A / D or Left / Right", "roll left / right"),
-    ("Q / E", "rudder left / right"),
-    ("+ / - or Page Up / Page Down", "throttle up / down"),
-    ("Tab", "afterburner on / off"),
-    ("G", "gear up / down"),
-    ("F", "flaps: up, half, full"),
-    ("B", "speed brake in / out"),
-    ("Space (hold)", "wheel brakes"),
-    ("C", "next camera: cockpit, chase, fly-by, free"),
-    (
-        "Mouse / wheel",
-        "look around / zoom (chase and free cameras)",
-    ),
-    ("[ / ]", "view the previous / next aircraft"),
-    ("F3", "net graph"),
-    ("F12", "screenshot"),
-    ("Esc", "pause menu"),
-];
+/// How long a gamepad's hot-plug notice stays on the HUD (as long as a server notice).
+pub const NOTICE_DISPLAY: Duration = crate::netgraph::NOTICE_DISPLAY;
+/// Hot-plug notices kept at most.
+const MAX_NOTICES: usize = 8;
 
-/// The flight control a key drives (`None` for keys that are not flight controls).
-pub fn action_for(key: &Key) -> Option<Action> {
-    Some(match key.as_ref() {
-        Key::Named(NamedKey::ArrowUp) => Action::PitchDown,
-        Key::Named(NamedKey::ArrowDown) => Action::PitchUp,
-        Key::Named(NamedKey::ArrowLeft) => Action::RollLeft,
-        Key::Named(NamedKey::ArrowRight) => Action::RollRight,
-        Key::Named(NamedKey::PageUp) => Action::ThrottleUp,
-        Key::Named(NamedKey::PageDown) => Action::ThrottleDown,
-        Key::Named(NamedKey::Tab) => Action::Afterburner,
-        Key::Named(NamedKey::Space) => Action::WheelBrake,
-        Key::Character(c) => match c.to_ascii_lowercase().as_str() {
-            "w" => Action::PitchDown,
-            "s" => Action::PitchUp,
-            "a" => Action::RollLeft,
-            "d" => Action::RollRight,
-            "q" => Action::YawLeft,
-            "e" => Action::YawRight,
-            "+" | "=" => Action::ThrottleUp,
-            "-" => Action::ThrottleDown,
-            "g" => Action::Gear,
-            "f" => Action::Flaps,
-            "b" => Action::SpeedBrake,
-            _ => return None,
-        },
-        _ => return None,
-    })
-}
-
-/// Stick and pedal travel per input tick while a key is held (full deflection in ~0.25 s).
-const STICK_RATE: f32 = 1.0 / 15.0;
-/// Recentring per input tick (faster than deflecting: letting go means letting go).
-const CENTRE_RATE: f32 = 1.0 / 8.0;
-/// Throttle travel per input tick while held (idle to military in 1.5 s).
-const THROTTLE_RATE: f32 = 1.0 / 90.0;
-
-/// The keyboard as a pilot.
+/// The keyboard and the gamepads as a pilot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyboardPilot {
-    held: BTreeSet<Action>,
-    pub pitch: f32,
-    pub roll: f32,
-    pub yaw: f32,
-    pub throttle: f32,
-    pub afterburner: bool,
-    pub gear_down: bool,
-    pub flaps: f32,
-    pub speedbrake: bool,
+    input: FlightInput,
     /// Throttle, gear and flaps were taken from the aircraft as it spawned.
     synced: bool,
 }
@@ -118,94 +34,54 @@ impl KeyboardPilot {
     /// Controls for an air start: gear up, 80 % throttle (the server trims the spawn).
     pub fn airborne() -> Self {
         Self {
-            held: BTreeSet::new(),
-            pitch: 0.0,
-            roll: 0.0,
-            yaw: 0.0,
-            throttle: 0.8,
-            afterburner: false,
-            gear_down: false,
-            flaps: 0.0,
-            speedbrake: false,
+            input: FlightInput::airborne(),
             synced: false,
         }
     }
 
     /// Takes throttle, gear and flaps from the first predicted state (the spawn's trim), so the
-    /// aircraft does not lurch from the keyboard's defaults.
+    /// aircraft does not lurch from the defaults. Only once: after that the player has them.
     fn sync(&mut self, state: &fl_flight::AircraftState) {
         if self.synced {
             return;
         }
         self.synced = true;
-        if state.spool.is_finite() {
-            self.throttle = state.spool.clamp(0.0, 1.0) as f32;
-        }
-        self.gear_down = state.gear > 0.5;
-        if state.flaps.is_finite() {
-            self.flaps = state.flaps.clamp(0.0, 1.0) as f32;
-        }
+        let now = self.input.controls();
+        let throttle = if state.spool.is_finite() {
+            state.spool as f32
+        } else {
+            now.throttle
+        };
+        let flaps = if state.flaps.is_finite() {
+            state.flaps as f32
+        } else {
+            now.flaps
+        };
+        self.input.set_trim(throttle, state.gear > 0.5, flaps);
     }
 
     /// A key went down (`repeat`: the OS's auto-repeat, which must not re-toggle).
     pub fn press(&mut self, a: Action, repeat: bool) {
-        if repeat {
-            return;
-        }
-        match a {
-            Action::Afterburner => self.afterburner = !self.afterburner,
-            Action::Gear => self.gear_down = !self.gear_down,
-            Action::Flaps => {
-                self.flaps = if self.flaps < 0.25 {
-                    0.5
-                } else if self.flaps < 0.75 {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            Action::SpeedBrake => self.speedbrake = !self.speedbrake,
-            held => {
-                self.held.insert(held);
-            }
-        }
+        self.input.press(a, repeat);
     }
 
     pub fn release(&mut self, a: Action) {
-        self.held.remove(&a);
+        self.input.release(a);
     }
 
-    /// Lets go of everything (the window lost focus, the game paused).
+    /// Lets go of every key (the window lost focus, the game paused).
     pub fn release_all(&mut self) {
-        self.held.clear();
+        self.input.release_keys();
     }
 
-    fn axis(&self, plus: Action, minus: Action) -> f32 {
-        f32::from(u8::from(self.held.contains(&plus)))
-            - f32::from(u8::from(self.held.contains(&minus)))
+    /// A gamepad event; `flying`: the Flight screen is up (only then do buttons act).
+    pub fn pad_event(&mut self, ev: &PadEvent, flying: bool) {
+        self.input.pad_event(ev, flying);
     }
 
-    /// One input tick of the ramps.
-    fn tick(&mut self) {
-        fn ramp(v: &mut f32, target: f32) {
-            let rate = if target == 0.0 {
-                CENTRE_RATE
-            } else {
-                STICK_RATE
-            };
-            let d = (target - *v).clamp(-rate, rate);
-            *v = (*v + d).clamp(-1.0, 1.0);
-        }
-        let (p, r, y) = (
-            self.axis(Action::PitchUp, Action::PitchDown),
-            self.axis(Action::RollRight, Action::RollLeft),
-            self.axis(Action::YawRight, Action::YawLeft),
-        );
-        ramp(&mut self.pitch, p);
-        ramp(&mut self.roll, r);
-        ramp(&mut self.yaw, y);
-        let t = self.axis(Action::ThrottleUp, Action::ThrottleDown);
-        self.throttle = (self.throttle + t * THROTTLE_RATE).clamp(0.0, 1.0);
+    /// The controls as they stand.
+    pub fn controls(&self) -> fl_input::Controls {
+        self.input.controls()
     }
 }
 
@@ -214,98 +90,367 @@ impl Pilot for KeyboardPilot {
         if let Some(state) = view.state {
             self.sync(state);
         }
-        self.tick();
-        PilotInput {
-            throttle: self.throttle,
-            pitch: self.pitch,
-            roll: self.roll,
-            yaw: self.yaw,
-            afterburner: self.afterburner,
-            wheel_brake: self.held.contains(&Action::WheelBrake),
-            flaps: self.flaps,
-            speedbrake: if self.speedbrake { 1.0 } else { 0.0 },
-            gear_down: self.gear_down,
-            ..PilotInput::default()
+        pilot_input(&self.input.tick())
+    }
+}
+
+/// fl-input's controls as the client's input.
+pub fn pilot_input(c: &fl_input::Controls) -> PilotInput {
+    PilotInput {
+        throttle: c.throttle,
+        pitch: c.pitch,
+        roll: c.roll,
+        yaw: c.yaw,
+        afterburner: c.afterburner,
+        wheel_brake: c.wheel_brake,
+        flaps: c.flaps,
+        speedbrake: if c.speedbrake { 1.0 } else { 0.0 },
+        gear_down: c.gear_down,
+        ..PilotInput::default()
+    }
+}
+
+/// The egui key events for gamepad menu keys. `flying`: the Flight screen is up, where only
+/// Start (pause) becomes Escape — A and B are flight controls there and the stick flies. Each
+/// key is a press and a release, as a tapped key.
+pub fn egui_events(keys: &[UiKey], flying: bool) -> Vec<egui::Event> {
+    let mut out = Vec::with_capacity(keys.len() * 2);
+    for k in keys {
+        let key = match (k, flying) {
+            (UiKey::Pause, _) => egui::Key::Escape,
+            (_, true) => continue,
+            (UiKey::Up, false) => egui::Key::ArrowUp,
+            (UiKey::Down, false) => egui::Key::ArrowDown,
+            (UiKey::Left, false) => egui::Key::ArrowLeft,
+            (UiKey::Right, false) => egui::Key::ArrowRight,
+            (UiKey::Enter, false) => egui::Key::Enter,
+            (UiKey::Back, false) => egui::Key::Escape,
+        };
+        for pressed in [true, false] {
+            out.push(egui::Event::Key {
+                key,
+                physical_key: None,
+                pressed,
+                repeat: false,
+                modifiers: egui::Modifiers::NONE,
+            });
         }
+    }
+    out
+}
+
+/// The window's gamepads: gilrs (when it started), menu navigation and hot-plug notices.
+#[derive(Debug)]
+pub struct Gamepads {
+    source: Option<fl_input::Gamepads>,
+    nav: MenuNav,
+    ticker: Ticker,
+    events: Vec<PadEvent>,
+    /// Hot-plug notices with the window time they came at, oldest first.
+    notices: VecDeque<(Duration, String)>,
+}
+
+impl Gamepads {
+    /// Starts gilrs; when it cannot, says so in the log and goes on without gamepads.
+    pub fn start() -> Self {
+        let source = match fl_input::Gamepads::new() {
+            Ok(g) => Some(g),
+            Err(e) => {
+                tracing::warn!("{e}; the keyboard and mouse still work");
+                None
+            }
+        };
+        Self {
+            source,
+            ..Self::without_devices()
+        }
+    }
+
+    /// No gamepad backend at all (tests feed events with [`Gamepads::feed`]).
+    pub fn without_devices() -> Self {
+        Self {
+            source: None,
+            nav: MenuNav::new(),
+            ticker: Ticker::new(),
+            events: Vec::new(),
+            notices: VecDeque::new(),
+        }
+    }
+
+    /// Once per frame: reads the pads (at window time `now`), hands their events to `pilot` and
+    /// to the menu navigation, and returns the egui key events to add to this frame's input.
+    /// `flying`: the Flight screen is up.
+    pub fn poll(
+        &mut self,
+        now: Duration,
+        flying: bool,
+        pilot: Option<&mut KeyboardPilot>,
+    ) -> Vec<egui::Event> {
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        if let Some(s) = &mut self.source {
+            s.poll(&mut events);
+        }
+        let out = self.feed(&events, now, flying, pilot);
+        self.events = events;
+        out
+    }
+
+    /// [`Gamepads::poll`] with the events given.
+    pub fn feed(
+        &mut self,
+        events: &[PadEvent],
+        now: Duration,
+        flying: bool,
+        mut pilot: Option<&mut KeyboardPilot>,
+    ) -> Vec<egui::Event> {
+        // The time since the last frame passed with the pads as they were: tick, then apply.
+        self.nav.tick(self.ticker.advance(now));
+        for ev in events {
+            if let Some(n) = ev.notice() {
+                tracing::info!("{n}");
+                if self.notices.len() >= MAX_NOTICES {
+                    self.notices.pop_front();
+                }
+                self.notices.push_back((now, n));
+            }
+            if let Some(p) = pilot.as_deref_mut() {
+                p.pad_event(ev, flying);
+            }
+            self.nav.event(ev);
+        }
+        egui_events(&self.nav.drain(), flying)
+    }
+
+    /// The hot-plug notices of the last [`NOTICE_DISPLAY`] before `now`, oldest first.
+    pub fn notices(&self, now: Duration) -> impl Iterator<Item = String> + '_ {
+        self.notices
+            .iter()
+            .filter(move |(t, _)| *t <= now && now.saturating_sub(*t) < NOTICE_DISPLAY)
+            .map(|(_, n)| n.clone())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fl_flight::math::Vec3;
+    use fl_input::{PadAxis, PadButton, PadId};
 
-    fn view() -> PilotView<'static> {
+    fn view(state: Option<&fl_flight::AircraftState>) -> PilotView<'_> {
         PilotView {
             seq: 0,
             ticks: 0,
-            state: None,
+            state,
             planet_radius_m: 6_371_000.0,
         }
     }
 
-    #[test]
-    fn held_keys_ramp_the_stick_and_release_recentres_it() {
-        let mut p = KeyboardPilot::airborne();
-        p.press(Action::PitchUp, false);
-        let first = p.command(&view());
-        assert!(first.pitch > 0.0 && first.pitch < 0.1, "{}", first.pitch);
-        for _ in 0..30 {
-            p.command(&view());
-        }
-        assert_eq!(p.command(&view()).pitch, 1.0);
-        p.release(Action::PitchUp);
-        for _ in 0..8 {
-            p.command(&view());
-        }
-        assert_eq!(p.command(&view()).pitch, 0.0);
+    fn parked() -> fl_flight::AircraftState {
+        let mut s = fl_flight::AircraftState::flying(Vec3::new(0.0, 0.0, 0.0), 0.0, 0.0, 1_000.0);
+        s.spool = 0.05;
+        s.gear = 1.0;
+        s.flaps = 0.5;
+        s
     }
 
     #[test]
-    fn toggles_ignore_auto_repeat_and_flaps_step() {
+    fn the_first_state_trims_throttle_gear_and_flaps_once() {
         let mut p = KeyboardPilot::airborne();
+        let spawn = parked();
+        let first = p.command(&view(Some(&spawn)));
+        assert!((first.throttle - 0.05).abs() < 1e-6, "{}", first.throttle);
+        assert!(first.gear_down);
+        assert_eq!(first.flaps, 0.5);
+        // Later states do not take the controls back from the player.
         p.press(Action::Gear, false);
-        p.press(Action::Gear, true);
-        assert!(p.command(&view()).gear_down);
-        let steps: Vec<f32> = (0..4)
-            .map(|_| {
-                p.press(Action::Flaps, false);
-                p.flaps
-            })
-            .collect();
-        assert_eq!(steps, vec![0.5, 1.0, 0.0, 0.5]);
-        p.press(Action::WheelBrake, false);
-        assert!(p.command(&view()).wheel_brake);
-        p.release_all();
-        assert!(!p.command(&view()).wheel_brake);
-    }
-
-    #[test]
-    fn throttle_moves_with_held_keys_and_stays_in_range() {
-        let mut p = KeyboardPilot::airborne();
         p.press(Action::ThrottleUp, false);
-        for _ in 0..200 {
-            p.command(&view());
-        }
-        assert_eq!(p.throttle, 1.0);
-        p.release(Action::ThrottleUp);
-        p.press(Action::ThrottleDown, false);
-        for _ in 0..45 {
-            p.command(&view());
-        }
-        assert!((p.throttle - 0.5).abs() < 1e-3, "{}", p.throttle);
+        let mut later = spawn;
+        later.spool = 0.9;
+        later.flaps = 0.0;
+        let next = p.command(&view(Some(&later)));
+        assert!(!next.gear_down, "the player's gear toggle stands");
+        assert_eq!(next.flaps, 0.5);
+        assert!(
+            next.throttle > 0.05 && next.throttle < 0.1,
+            "{}",
+            next.throttle
+        );
     }
 
     #[test]
-    fn keys_map_to_the_documented_actions() {
-        let ch = |c: &str| Key::Character(c.into());
-        assert_eq!(action_for(&ch("W")), Some(Action::PitchDown));
+    fn no_state_keeps_the_air_start_defaults_and_nonsense_is_ignored() {
+        let mut p = KeyboardPilot::airborne();
+        let c = p.command(&view(None));
+        assert!((c.throttle - 0.8).abs() < 1e-6 && !c.gear_down && c.flaps == 0.0);
+        let mut q = KeyboardPilot::airborne();
+        let mut bad = parked();
+        bad.spool = f64::NAN;
+        bad.flaps = f64::INFINITY;
+        let c = q.command(&view(Some(&bad)));
+        assert!((c.throttle - 0.8).abs() < 1e-6, "{}", c.throttle);
+        assert_eq!(c.flaps, 0.0);
+        assert!(c.gear_down);
+    }
+
+    #[test]
+    fn controls_become_the_clients_input() {
+        let c = fl_input::Controls {
+            pitch: 0.25,
+            roll: -0.5,
+            yaw: 1.0,
+            throttle: 0.75,
+            afterburner: true,
+            gear_down: true,
+            flaps: 0.5,
+            speedbrake: true,
+            wheel_brake: true,
+        };
+        let i = pilot_input(&c);
         assert_eq!(
-            action_for(&Key::Named(NamedKey::ArrowDown)),
-            Some(Action::PitchUp)
+            (i.pitch, i.roll, i.yaw, i.throttle),
+            (0.25, -0.5, 1.0, 0.75)
         );
-        assert_eq!(action_for(&ch("g")), Some(Action::Gear));
-        assert_eq!(action_for(&ch("=")), Some(Action::ThrottleUp));
-        assert_eq!(action_for(&ch("x")), None);
-        assert_eq!(action_for(&Key::Named(NamedKey::Escape)), None);
+        assert!(i.afterburner && i.gear_down && i.wheel_brake);
+        assert_eq!((i.flaps, i.speedbrake), (0.5, 1.0));
+        assert!(!i.gun && !i.eject && i.station.is_none());
+    }
+
+    fn keys_of(events: &[egui::Event]) -> Vec<(egui::Key, bool)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                egui::Event::Key { key, pressed, .. } => Some((*key, *pressed)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn menu_keys_become_egui_key_taps_and_only_start_acts_in_flight() {
+        use egui::Key as K;
+        let all = [
+            UiKey::Up,
+            UiKey::Down,
+            UiKey::Left,
+            UiKey::Right,
+            UiKey::Enter,
+            UiKey::Back,
+            UiKey::Pause,
+        ];
+        let menus = keys_of(&egui_events(&all, false));
+        let expected: Vec<(K, bool)> = [
+            K::ArrowUp,
+            K::ArrowDown,
+            K::ArrowLeft,
+            K::ArrowRight,
+            K::Enter,
+            K::Escape,
+            K::Escape,
+        ]
+        .into_iter()
+        .flat_map(|k| [(k, true), (k, false)])
+        .collect();
+        assert_eq!(menus, expected);
+        assert_eq!(
+            keys_of(&egui_events(&all, true)),
+            [(K::Escape, true), (K::Escape, false)]
+        );
+    }
+
+    #[test]
+    fn hot_plug_is_noticed_and_the_keyboard_keeps_flying() {
+        let pad = PadId(0);
+        let mut pads = Gamepads::without_devices();
+        let mut pilot = KeyboardPilot::airborne();
+        let t = |s: u64| Duration::from_secs(s);
+        pads.feed(
+            &[
+                PadEvent::Connected {
+                    pad,
+                    name: "Test Pad".into(),
+                },
+                PadEvent::Axis {
+                    pad,
+                    axis: PadAxis::LeftX,
+                    value: 1.0,
+                },
+            ],
+            t(1),
+            true,
+            Some(&mut pilot),
+        );
+        assert_eq!(pilot.controls().roll, 1.0);
+        let ui = pads.feed(
+            &[PadEvent::Disconnected {
+                pad,
+                name: "Test Pad".into(),
+            }],
+            t(2),
+            true,
+            Some(&mut pilot),
+        );
+        assert!(ui.is_empty());
+        assert_eq!(pilot.controls().roll, 0.0, "the pad let go");
+        assert_eq!(
+            pads.notices(t(3)).collect::<Vec<_>>(),
+            [
+                "Gamepad \"Test Pad\" connected",
+                "Gamepad \"Test Pad\" disconnected — the keyboard still flies"
+            ]
+        );
+        assert_eq!(pads.notices(t(16)).count(), 1, "the first has gone");
+        assert_eq!(pads.notices(t(30)).count(), 0);
+        pilot.press(Action::RollLeft, false);
+        for _ in 0..20 {
+            pilot.command(&view(None));
+        }
+        assert_eq!(pilot.controls().roll, -1.0);
+    }
+
+    #[test]
+    fn a_pad_drives_the_menus_and_pauses_the_flight() {
+        let pad = PadId(2);
+        let mut pads = Gamepads::without_devices();
+        let press = |b| PadEvent::Button {
+            pad,
+            button: b,
+            pressed: true,
+        };
+        let ui = pads.feed(
+            &[press(PadButton::DPadDown), press(PadButton::South)],
+            Duration::ZERO,
+            false,
+            None,
+        );
+        assert_eq!(
+            keys_of(&ui),
+            [
+                (egui::Key::ArrowDown, true),
+                (egui::Key::ArrowDown, false),
+                (egui::Key::Enter, true),
+                (egui::Key::Enter, false)
+            ]
+        );
+        // Held for half a second of frames at 100 fps: the arrow repeats (after 0.4 s).
+        let mut repeats = 0;
+        for f in 1..=50 {
+            repeats += keys_of(&pads.feed(&[], Duration::from_millis(10 * f), false, None)).len();
+        }
+        assert_eq!(
+            repeats,
+            2 * 2,
+            "two repeats (at 0.4 s and 0.5 s), each a tap"
+        );
+        let ui = pads.feed(
+            &[press(PadButton::Start)],
+            Duration::from_secs(1),
+            true,
+            None,
+        );
+        assert_eq!(
+            keys_of(&ui),
+            [(egui::Key::Escape, true), (egui::Key::Escape, false)]
+        );
     }
 }

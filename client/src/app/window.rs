@@ -33,7 +33,7 @@ use crate::settings::{GameSettings, VsyncMode};
 use crate::ui::{self, StartPosition, UiState};
 
 use super::camera::{CameraMode, CameraRig, Eye, Subject};
-use super::keyboard::{KeyboardPilot, action_for};
+use super::keyboard::{Gamepads, KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
 use super::world::{WorldTerrain, altitude_of, local_up, world_point};
@@ -104,6 +104,8 @@ pub(super) struct App {
     /// The sky of the next or current flight.
     sky: Sky,
     show_netgraph: bool,
+    /// Gamepads: flight controls, menu keys and hot-plug notices (polled once per frame).
+    pads: Gamepads,
     started: Instant,
     last_present: Option<Instant>,
     /// Set when the app must end with an error.
@@ -157,6 +159,7 @@ impl App {
                 weather: Weather::CLEAR,
             },
             show_netgraph: false,
+            pads: Gamepads::start(),
             started: Instant::now(),
             last_present: None,
             error: None,
@@ -511,6 +514,13 @@ impl App {
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        // Gamepads first, so this frame's input ticks and menus see them.
+        let flying = self.screens.current() == Screen::Flight;
+        let pad_keys = self.pads.poll(
+            self.started.elapsed(),
+            flying,
+            self.flight.as_mut().map(|f| &mut f.keyboard),
+        );
         self.poll_content();
         self.poll_launch(event_loop);
         self.service_session(event_loop);
@@ -546,17 +556,22 @@ impl App {
             return;
         }
         // HUD and screens.
-        let raw = gfx.egui.take_egui_input(&gfx.window);
+        let mut raw = gfx.egui.take_egui_input(&gfx.window);
+        // The pad's menu keys arrive as keys: the screens answer them as the keyboard's.
+        raw.events.extend(pad_keys);
         let hud_settings = self.ui.settings.to_hud();
         let online = matches!(
             self.screens.session(),
             Some(SessionKind::Multiplayer { .. })
         );
-        let extras = self
+        let mut extras = self
             .flight
             .as_ref()
             .map(|f| hud_extras(f, reading.as_ref(), online))
             .unwrap_or_default();
+        extras
+            .notices
+            .extend(self.pads.notices(self.started.elapsed()));
         let show_hud = in_flight_screens && screen == Screen::Flight;
         let netgraph = self
             .flight
