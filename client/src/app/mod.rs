@@ -4,12 +4,13 @@
 //!
 //! Owns the options of a windowed run and its outcome. The pieces: [`window`] (the winit
 //! application and the frame loop), [`launch`] (sessions started off the render thread),
-//! [`scene`] (the renderer's frame), [`camera`] and [`keyboard`].
+//! [`scene`] (the renderer's frame), [`sound`] (the engine heard), [`camera`] and [`keyboard`].
 
 pub mod camera;
 pub mod keyboard;
 pub mod launch;
 pub mod scene;
+pub mod sound;
 mod window;
 
 use std::path::PathBuf;

@@ -42,6 +42,7 @@ use super::camera::{CameraMode, CameraRig, Eye, Subject};
 use super::keyboard::{KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
+use super::sound::FlightSound;
 use super::{AppError, AppOptions};
 
 /// Most chunk meshes uploaded in one frame (the rest wait for the next frames).
@@ -87,6 +88,8 @@ struct Flight {
     view_index: Option<u32>,
     /// The last 10 s of the link, for the F3 overlay.
     netgraph: crate::netgraph::NetGraph,
+    /// The own engine heard (fades out when the flight is dropped).
+    sound: FlightSound,
 }
 
 impl Flight {
@@ -113,6 +116,8 @@ pub(super) struct App {
     /// The sky of the next or current flight.
     sky: Sky,
     show_netgraph: bool,
+    /// The sound device (silent when there is none).
+    audio: fl_audio::AudioOutput,
     started: Instant,
     last_present: Option<Instant>,
     /// Set when the app must end with an error.
@@ -166,6 +171,7 @@ impl App {
                 weather: Weather::CLEAR,
             },
             show_netgraph: false,
+            audio: fl_audio::AudioOutput::open(),
             started: Instant::now(),
             last_present: None,
             error: None,
@@ -493,6 +499,7 @@ impl App {
             ground_m: 0.0,
             view_index: None,
             netgraph: crate::netgraph::NetGraph::new(),
+            sound: FlightSound::default(),
         })
     }
 
@@ -557,6 +564,14 @@ impl App {
             }
             _ => (menu_frame(&self.sky, fov, aspect), None),
         };
+        if let Some(f) = &mut self.flight {
+            let throttle = f.autopilot.is_none().then_some(f.keyboard.throttle);
+            let audible = screen == Screen::Flight;
+            let content = &f.launched.content;
+            let (client, audio) = (&f.launched.client, &self.audio);
+            f.sound
+                .update(audio, content, client, reading.as_ref(), throttle, audible);
+        }
         let Some(out) = gfx.surface.acquire(&gfx.gpu) else {
             gfx.window.request_redraw();
             return;
