@@ -4,13 +4,14 @@
 //!
 //! Owns the options of a windowed run and its outcome. The pieces: [`window`] (the winit
 //! application and the frame loop), [`launch`] (sessions started off the render thread),
-//! [`scene`] (the renderer's frame), [`camera`] and [`keyboard`].
+//! [`scene`] (the renderer's frame), [`sound`] (the engine heard), [`camera`] and [`keyboard`].
 
 pub mod camera;
 pub mod keyboard;
 pub mod launch;
 pub mod record;
 pub mod scene;
+pub mod sound;
 mod window;
 pub mod world;
 

@@ -37,6 +37,7 @@ use super::keyboard::{Gamepads, KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
 use super::world::{WorldTerrain, altitude_of, local_up, world_point};
+use super::sound::FlightSound;
 use super::{AppError, AppOptions};
 
 /// The Nevada airfield free flights start at (runway threshold area), degrees.
@@ -78,6 +79,8 @@ struct Flight {
     view_index: Option<u32>,
     /// The last 10 s of the link, for the F3 overlay.
     netgraph: crate::netgraph::NetGraph,
+    /// The own engine heard (fades out when the flight is dropped).
+    sound: FlightSound,
 }
 
 impl Flight {
@@ -106,6 +109,8 @@ pub(super) struct App {
     show_netgraph: bool,
     /// Gamepads: flight controls, menu keys and hot-plug notices (polled once per frame).
     pads: Gamepads,
+    /// The sound device (silent when there is none).
+    audio: fl_audio::AudioOutput,
     started: Instant,
     last_present: Option<Instant>,
     /// Set when the app must end with an error.
@@ -160,6 +165,7 @@ impl App {
             },
             show_netgraph: false,
             pads: Gamepads::start(),
+            audio: fl_audio::AudioOutput::open(),
             started: Instant::now(),
             last_present: None,
             error: None,
@@ -473,6 +479,7 @@ impl App {
             record: super::record::FlightRecord::new(),
             view_index: None,
             netgraph: crate::netgraph::NetGraph::new(),
+            sound: FlightSound::default(),
         })
     }
 
@@ -544,6 +551,14 @@ impl App {
             }
             _ => (menu_frame(&self.sky, fov, aspect), None),
         };
+        if let Some(f) = &mut self.flight {
+            let throttle = f.autopilot.is_none().then_some(f.keyboard.throttle);
+            let audible = screen == Screen::Flight;
+            let content = &f.launched.content;
+            let (client, audio) = (&f.launched.client, &self.audio);
+            f.sound
+                .update(audio, content, client, reading.as_ref(), throttle, audible);
+        }
         let Some(out) = gfx.surface.acquire(&gfx.gpu) else {
             gfx.window.request_redraw();
             return;
