@@ -36,8 +36,8 @@ use super::camera::{CameraMode, CameraRig, Eye, Subject};
 use super::keyboard::{Gamepads, KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
-use super::world::{WorldTerrain, altitude_of, local_up, world_point};
 use super::sound::FlightSound;
+use super::world::{WorldTerrain, altitude_of, local_up, world_point};
 use super::{AppError, AppOptions};
 
 /// The Nevada airfield free flights start at (runway threshold area), degrees.
