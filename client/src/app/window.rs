@@ -552,7 +552,10 @@ impl App {
             _ => (menu_frame(&self.sky, fov, aspect), None),
         };
         if let Some(f) = &mut self.flight {
-            let throttle = f.autopilot.is_none().then_some(f.keyboard.throttle);
+            let throttle = f
+                .autopilot
+                .is_none()
+                .then(|| f.keyboard.controls().throttle);
             let audible = screen == Screen::Flight;
             let content = &f.launched.content;
             let (client, audio) = (&f.launched.client, &self.audio);
