@@ -81,6 +81,9 @@ pub enum Event {
     EndFlight,
     /// Loading: the player trusts the new server's identity (the trust-on-first-use prompt).
     TrustServer,
+    /// Loading: the player does not trust the new server's identity (the prompt's *Don't
+    /// Connect*, or Esc while it is up): the join ends and nothing is recorded.
+    DeclineServer,
     /// The player has read the message (`Screens::message`).
     DismissMessage,
 }
@@ -266,6 +269,12 @@ impl Screens {
             {
                 fx.push(Effect::TrustServer)
             }
+            (S::Loading, Event::DeclineServer) => {
+                if let Some(SessionKind::Multiplayer { address }) = &self.session {
+                    let m = declined_message(address);
+                    self.end_session(Some(m), &mut fx)
+                }
+            }
             (S::Loading, Event::SessionFailed(m) | Event::SessionLost(m)) => {
                 self.end_session(Some(m), &mut fx)
             }
@@ -291,6 +300,14 @@ impl Screens {
         }
         fx
     }
+}
+
+/// What the main menu says after the player declined a new server's identity.
+pub fn declined_message(address: &str) -> String {
+    format!(
+        "Not joined: you did not trust the identity of {address}. Nothing was saved; joining it \
+         again asks again."
+    )
 }
 
 #[cfg(test)]
@@ -448,7 +465,22 @@ mod tests {
                 Effect::CaptureMouse(true)
             ]
         );
-        // Distrust: Back from the prompt cancels the join.
+        // Declining the prompt ends the join and says so; nothing to decline in single player.
+        let mut s = Screens::new();
+        s.handle(Event::Fly);
+        assert!(s.handle(Event::DeclineServer).is_empty());
+        assert_eq!(s.current(), Screen::Loading);
+        let mut s = Screens::new();
+        s.handle(Event::OpenJoin);
+        s.handle(Event::Connect("example.org:4778".into()));
+        let m = declined_message("example.org:4778");
+        assert!(m.contains("did not trust the identity of example.org:4778"));
+        assert_eq!(
+            s.handle(Event::DeclineServer),
+            vec![Effect::StopSession, Effect::ShowMessage(m.clone())]
+        );
+        assert_eq!((s.current(), s.message()), (Screen::MainMenu, Some(&*m)));
+        // Back (Cancel) cancels the join.
         let mut s = Screens::new();
         s.handle(Event::OpenJoin);
         s.handle(Event::Connect("example.org:4778".into()));

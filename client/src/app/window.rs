@@ -100,6 +100,8 @@ pub(super) struct App {
     content_rx: Option<Receiver<Result<Arc<Content>, String>>>,
     content: Option<Arc<Content>>,
     launch_rx: Option<Receiver<LaunchMsg>>,
+    /// The launch's question about a new server's identity (dropping it declines).
+    trust_question: Option<launch::TrustQuestion>,
     flight: Option<Flight>,
     pending_screenshot: Option<PathBuf>,
     /// A session start that failed before its thread ran (a bad address): reported next frame.
@@ -156,6 +158,7 @@ impl App {
             content_rx,
             content: None,
             launch_rx: None,
+            trust_question: None,
             flight: None,
             pending_screenshot: None,
             pending_failure: None,
@@ -274,9 +277,11 @@ impl App {
                 self.save_settings();
             }
             Effect::TrustServer => {
-                // The session learns a new server's identity through `known_hosts` (trust on
-                // first use is recorded by the transport); the prompt only had to be answered.
+                // The launch records the identity and joins.
                 self.ui.tofu_prompt = None;
+                if let Some(q) = self.trust_question.take() {
+                    q.answer(true);
+                }
             }
             Effect::ShowMessage(m) => tracing::info!("{m}"),
             Effect::Exit => event_loop.exit(),
@@ -376,6 +381,9 @@ impl App {
 
     fn stop_session(&mut self, reason: &str) {
         self.launch_rx = None;
+        // An unanswered trust prompt is declined: the launch ends without recording anything.
+        self.trust_question = None;
+        self.ui.tofu_prompt = None;
         if let Some(mut f) = self.flight.take() {
             self.ui.debrief = Some(debrief(&f));
             f.launched.client.disconnect(reason);
@@ -429,6 +437,13 @@ impl App {
             };
             match msg {
                 LaunchMsg::Progress(line) => self.handle(event_loop, Event::Progress(line)),
+                LaunchMsg::Trust(q) => {
+                    self.ui.tofu_prompt = Some(ui::TofuPrompt {
+                        address: q.server.clone(),
+                        fingerprint_hex: q.fingerprint.to_string(),
+                    });
+                    self.trust_question = Some(q);
+                }
                 LaunchMsg::Failed(e) => {
                     self.launch_rx = None;
                     self.handle(event_loop, Event::SessionFailed(e));

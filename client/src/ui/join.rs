@@ -137,7 +137,7 @@ pub(super) fn tofu_prompt(ctx: &Context, state: &mut UiState, events: &mut Vec<E
                     events.push(Event::TrustServer);
                 }
                 if ui.button("Don't Connect").clicked() {
-                    events.push(Event::Back);
+                    events.push(Event::DeclineServer);
                 }
             });
         });

@@ -145,7 +145,7 @@ pub struct UiState {
     pub missions_flyable: bool,
     pub join: JoinForm,
     /// Set by the window when a new server's identity must be confirmed; the prompt answers
-    /// `Event::TrustServer` or `Event::Back`. The window clears it.
+    /// `Event::TrustServer` or `Event::DeclineServer`. The window clears it.
     pub tofu_prompt: Option<TofuPrompt>,
     /// The flight's record, shown on the Debrief screen.
     pub debrief: Option<DebriefStats>,
@@ -296,6 +296,7 @@ pub fn show(ctx: &Context, screens: &Screens, state: &mut UiState) -> Vec<Event>
             Screen::Flight => Some(Event::Escape),
             Screen::Pause => Some(Event::Resume),
             Screen::Debrief => Some(Event::QuitToMenu),
+            Screen::Loading if state.tofu_prompt.is_some() => Some(Event::DeclineServer),
             Screen::FreeFlight
             | Screen::Loading
             | Screen::MissionSelect

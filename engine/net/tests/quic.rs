@@ -1,6 +1,7 @@
 //! QUIC over loopback (127.0.0.1 only, ports from binding port 0): handshake, every channel,
-//! messages larger than a datagram, identity persistence, trust on first use, pinning, Retry,
-//! disconnect reasons and a slow peer. Every wait is bounded; nothing asserts speed.
+//! messages larger than a datagram, identity persistence, trust on first use, pinning, the
+//! identity probe, Retry, disconnect reasons and a slow peer. Every wait is bounded; nothing
+//! asserts speed.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -460,6 +461,68 @@ fn a_silent_address_times_out_at_the_connect_timeout() {
     )
     .expect_err("a zero connect timeout is refused");
     assert!(err.to_string().contains("connect_timeout"), "{err}");
+}
+
+#[test]
+fn probing_reads_the_identity_without_trusting_or_joining() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = server_in(dir.path());
+    let addr = server.local_addr();
+    let fp =
+        QuicClient::probe_identity(addr, "127.0.0.1", ClientConfig::default()).expect("probed");
+    assert_eq!(fp, server.fingerprint());
+    // Any name works (nothing is checked but the key), and a second probe sees the same.
+    let again =
+        QuicClient::probe_identity(addr, "localhost", ClientConfig::default()).expect("probed");
+    assert_eq!(again, fp);
+    let mut events = Vec::new();
+    server.poll(&mut events);
+    assert!(events.is_empty(), "a probe is not a peer: {events:?}");
+
+    // A real client joins afterwards: it is the only peer the server ever reports, and the
+    // probes counted neither as accepted connections nor as protocol violations.
+    let client = QuicClient::connect(addr, "127.0.0.1", TrustPolicy::Pinned(fp)).expect("starts");
+    let mut pair = Pair {
+        server,
+        client,
+        s_events: events,
+        c_events: Vec::new(),
+    };
+    pair.pump_until("the real client's handshake", |s, c| {
+        s.iter().any(|e| matches!(e, ServerEvent::Connected { .. }))
+            && c.contains(&ClientEvent::Connected)
+    });
+    let peers = pair
+        .s_events
+        .iter()
+        .filter(|e| matches!(e, ServerEvent::Connected { .. }))
+        .count();
+    assert_eq!(peers, 1, "{:?}", summarize_s(&pair.s_events));
+    let stats = pair.server.stats();
+    assert_eq!(stats.accepted, 1);
+    assert_eq!(stats.violations, 0);
+}
+
+#[test]
+fn probing_a_silent_address_fails_at_the_connect_timeout() {
+    let silent = std::net::UdpSocket::bind(any_port()).expect("bind loopback");
+    let addr = silent.local_addr().expect("addr");
+    let config = ClientConfig {
+        connect_timeout: Duration::from_millis(300),
+        idle_timeout: Duration::from_secs(120),
+        ..ClientConfig::default()
+    };
+    let err = QuicClient::probe_identity(addr, "127.0.0.1", config).expect_err("no answer");
+    let QuicError::Probe { addr: at, reason } = &err else {
+        panic!("expected Probe, got {err:?}");
+    };
+    assert_eq!((*at, &**reason), (addr, &DisconnectReason::TimedOut));
+    assert_eq!(
+        error_chain(&err),
+        format!("could not read the identity of the server at {addr}: timed out")
+    );
+    let bad = QuicClient::probe_identity(addr, "not a name!", ClientConfig::default());
+    assert!(matches!(bad, Err(QuicError::ServerName(_))), "{bad:?}");
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! The QUIC client transport: connects in the background, verifies the server's identity by
 //! fingerprint (trust on first use or pinned), records first-use identities in `known_hosts`,
-//! and opens the reliable stream.
+//! and opens the reliable stream. Also the identity probe: a handshake that only reads the
+//! server's fingerprint, so a player can be asked before anything is trusted.
 //!
 //! Owns: the client's runtime, endpoint and its one link. Must not: report `Connected` for a
-//! server whose identity was refused or could not be recorded, or block in `poll`/`send`.
+//! server whose identity was refused or could not be recorded, block in `poll`/`send`, or let
+//! a probe open a stream, send a message or write `known_hosts`.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
@@ -185,30 +187,8 @@ impl QuicClient {
         };
         let provider = super::provider();
         let verifier = Arc::new(FingerprintVerifier::new(expected, provider.clone()));
-        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
-            .with_protocol_versions(&[&rustls::version::TLS13])
-            .map_err(|e| QuicError::Tls(e.to_string()))?
-            .dangerous()
-            .with_custom_certificate_verifier(verifier.clone())
-            .with_no_client_auth();
-        tls.alpn_protocols = vec![ALPN.to_vec()];
-        tls.enable_early_data = false;
-        let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
-            .map_err(|e| QuicError::Tls(e.to_string()))?;
-        let mut cc = quinn::ClientConfig::new(Arc::new(crypto));
-        cc.transport_config(Arc::new(super::transport_config(&TransportKnobs {
-            idle_timeout: config.idle_timeout,
-            keep_alive_interval: config.keep_alive_interval,
-            max_unreliable_message: config.max_unreliable_message,
-            peer_bidi_streams: 0,
-        })?));
-        // Talk to loopback from loopback; elsewhere from the unspecified address.
-        let bind_ip = match addr.ip() {
-            ip if ip.is_loopback() => ip,
-            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-            IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
-        };
-        let bind = SocketAddr::new(bind_ip, 0);
+        let cc = quinn_config(verifier.clone(), provider, &config)?;
+        let bind = bind_addr(addr);
         let rt = super::runtime(1, "fl-net-quic")?;
         let (endpoint, connecting) = {
             let _guard = rt.enter();
@@ -247,6 +227,114 @@ impl QuicClient {
     pub fn server_fingerprint(&self) -> Option<Fingerprint> {
         self.shared.lock().fingerprint
     }
+
+    /// Learns the identity the server at `addr` presents, without trusting it or joining: the
+    /// QUIC + TLS 1.3 handshake completes with a verifier that accepts any certificate (the
+    /// server must still prove it holds the key) and remembers its fingerprint, then the
+    /// connection is closed at once with [`PROBE_CLOSE_CODE`] and [`PROBE_CLOSE_REASON`]. No
+    /// stream is opened and no game message is sent, so the server sees no join; nothing is
+    /// written to `known_hosts`.
+    ///
+    /// Blocks the calling thread for at most `config.connect_timeout` (QUIC's idle timeout
+    /// bounds the handshake too), plus a bounded wait for the close to leave. A server that
+    /// does not answer, refuses, or speaks another transport version is a
+    /// [`QuicError::Probe`] carrying the reason. Must not be called from an async runtime.
+    pub fn probe_identity(
+        addr: SocketAddr,
+        server_name: &str,
+        config: ClientConfig,
+    ) -> Result<Fingerprint, QuicError> {
+        ServerName::try_from(server_name)
+            .map_err(|_| QuicError::ServerName(server_name.to_owned()))?;
+        if config.connect_timeout.is_zero() {
+            return Err(QuicError::Config(
+                "connect_timeout must be longer than zero".to_owned(),
+            ));
+        }
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(QuicError::Config(
+                "probe_identity blocks: call it outside an async runtime".to_owned(),
+            ));
+        }
+        let provider = super::provider();
+        let verifier = Arc::new(FingerprintVerifier::new(None, provider.clone()));
+        let cc = quinn_config(verifier.clone(), provider, &config)?;
+        let bind = bind_addr(addr);
+        let rt = super::runtime(1, "fl-net-probe")?;
+        let (endpoint, connecting) = {
+            let _guard = rt.enter();
+            let endpoint = quinn::Endpoint::client(bind)
+                .map_err(|source| QuicError::Bind { addr: bind, source })?;
+            let connecting = endpoint
+                .connect_with(cc, addr, server_name)
+                .map_err(|e| QuicError::Config(format!("cannot connect to {addr}: {e}")))?;
+            (endpoint, connecting)
+        };
+        let timeout = config.connect_timeout;
+        let handshake = rt.block_on(async move { tokio::time::timeout(timeout, connecting).await });
+        let outcome = match handshake {
+            // Dropping `connecting` abandoned the attempt.
+            Err(_elapsed) => Err(DisconnectReason::TimedOut),
+            Ok(Err(e)) => Err(link::early_reason(&e)),
+            Ok(Ok(conn)) => {
+                conn.close(
+                    VarInt::from_u32(PROBE_CLOSE_CODE),
+                    PROBE_CLOSE_REASON.as_bytes(),
+                );
+                verifier.seen().ok_or_else(|| {
+                    DisconnectReason::Transport("the server presented no certificate".to_owned())
+                })
+            }
+        };
+        // Waits (bounded) for the close to be sent, then for the thread.
+        super::shut_down(rt, &endpoint);
+        outcome.map_err(|reason| QuicError::Probe {
+            addr,
+            reason: Box::new(reason),
+        })
+    }
+}
+
+/// The application close code an identity probe ends its connection with.
+pub const PROBE_CLOSE_CODE: u32 = link::CODE_PROBE;
+/// The close reason an identity probe sends (what a server's log shows for it).
+pub const PROBE_CLOSE_REASON: &str = "identity probe: not joining";
+
+/// The quinn client configuration: TLS 1.3 only, our ALPN, no early data, the server checked by
+/// `verifier`, and the shared transport knobs.
+fn quinn_config(
+    verifier: Arc<FingerprintVerifier>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    config: &ClientConfig,
+) -> Result<quinn::ClientConfig, QuicError> {
+    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| QuicError::Tls(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    tls.alpn_protocols = vec![ALPN.to_vec()];
+    tls.enable_early_data = false;
+    let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls)
+        .map_err(|e| QuicError::Tls(e.to_string()))?;
+    let mut cc = quinn::ClientConfig::new(Arc::new(crypto));
+    cc.transport_config(Arc::new(super::transport_config(&TransportKnobs {
+        idle_timeout: config.idle_timeout,
+        keep_alive_interval: config.keep_alive_interval,
+        max_unreliable_message: config.max_unreliable_message,
+        peer_bidi_streams: 0,
+    })?));
+    Ok(cc)
+}
+
+/// Talk to loopback from loopback; elsewhere from the unspecified address.
+fn bind_addr(addr: SocketAddr) -> SocketAddr {
+    let bind_ip = match addr.ip() {
+        ip if ip.is_loopback() => ip,
+        IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+    };
+    SocketAddr::new(bind_ip, 0)
 }
 
 #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them

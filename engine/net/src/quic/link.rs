@@ -26,6 +26,8 @@ pub(crate) const CODE_CLOSED: u32 = 0;
 pub(crate) const CODE_PROTOCOL_VIOLATION: u32 = 1;
 pub(crate) const CODE_OVERFLOW: u32 = 2;
 pub(crate) const CODE_SHUTDOWN: u32 = 3;
+/// A client that only read the server's identity (`QuicClient::probe_identity`).
+pub(crate) const CODE_PROBE: u32 = 4;
 
 /// Close reasons sent to the peer are cut to this many bytes.
 const MAX_REASON_BYTES: usize = 512;

@@ -2,7 +2,8 @@
 //!
 //! Owns: [`QuicServer`] (bind with a persistent self-signed identity, address validation with
 //! Retry, per-peer links) and [`QuicClient`] (trust on first use through `known_hosts`, or a
-//! pinned fingerprint), each running a tokio runtime on threads it owns and joins on drop.
+//! pinned fingerprint; [`QuicClient::probe_identity`] reads a server's fingerprint without
+//! trusting or joining it), each running a tokio runtime on threads it owns and joins on drop.
 //! The reliable channel is one client-opened bidirectional stream of length-prefixed frames;
 //! unreliable and voice ride datagrams with a small lane/fragment header (see `wire`).
 //!
@@ -25,7 +26,7 @@ use std::time::Duration;
 
 pub use client::{
     ClientConfig, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_KEEP_ALIVE_INTERVAL,
-    QuicClient,
+    PROBE_CLOSE_CODE, PROBE_CLOSE_REASON, QuicClient,
 };
 pub use identity::{
     BadFingerprint, Fingerprint, IDENTITY_FILE, KnownHosts, ServerIdentity, TrustPolicy,
@@ -97,6 +98,14 @@ pub enum QuicError {
     Tls(String),
     #[error("cannot start the network threads: {0}")]
     Runtime(io::Error),
+    /// [`QuicClient::probe_identity`] started but learned no identity (no answer in time, a
+    /// refusal, another transport version…): `reason` says why.
+    #[error("could not read the identity of the server at {addr}")]
+    Probe {
+        addr: SocketAddr,
+        #[source]
+        reason: Box<crate::DisconnectReason>,
+    },
 }
 
 /// Packets acknowledged after one before it counts as lost (RFC 9002's default is 3).

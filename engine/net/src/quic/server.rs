@@ -300,7 +300,11 @@ async fn handle_connection(connecting: quinn::Connecting, shared: Arc<Shared>, g
     let open = shared.cfg.stream_open_timeout;
     let (send, mut recv) = match tokio::time::timeout(open, conn.accept_bi()).await {
         Ok(Ok(s)) => s,
-        Ok(Err(_)) => return,
+        Ok(Err(e)) => {
+            // E.g. a client that only read the identity (`identity probe: not joining`).
+            tracing::debug!(%addr, reason = %e, "closed before opening its stream");
+            return;
+        }
         Err(_) => {
             violation(&conn, "protocol violation: no reliable stream opened");
             return;
