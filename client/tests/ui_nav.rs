@@ -45,6 +45,7 @@ impl Game {
             title: "Intercept".into(),
             pack: "fl-base".into(),
             brief: "Two bombers cross the border at dawn. Stop them.".into(),
+            ..Default::default()
         }];
         Game {
             screens: Screens::new(),
@@ -441,4 +442,101 @@ fn the_ui_scale_scales_the_menus() {
     let (w1, h1) = size(1.0);
     let (w2, h2) = size(2.0);
     assert!(w2 > 1.8 * w1 && h2 > 1.8 * h1, "{w1}x{h1} → {w2}x{h2}");
+}
+
+/// The mission list shows every given mission (a broken one marked), and opening one shows its
+/// brief: the description, the header's facts, *Fly* disabled with the reason; a broken one
+/// shows why it cannot be read.
+#[test]
+fn mission_select_lists_the_missions_and_opens_a_brief() {
+    let mut g = Game::new();
+    let fact = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+    g.ui.missions = vec![
+        MissionChoice {
+            id: "fl-base-pack:f5e_intercept".into(),
+            title: "Tiger by the Tail".into(),
+            pack: "fl-base-pack".into(),
+            brief: String::new(),
+            facts: vec![
+                fact("Map", "world (at home)"),
+                fact("Time", "09:30 local"),
+                fact("Weather", "Partly cloudy"),
+                fact("Your aircraft", "F-5E Tiger II (fl-base:f5e)"),
+                fact("Start", "on the ground"),
+                fact("Friendly", "0"),
+                fact("Hostile", "1"),
+            ],
+            broken: None,
+        },
+        MissionChoice {
+            id: "fl-trainer:free_flight_nevada".into(),
+            title: "Free Flight — Nevada Airfield".into(),
+            pack: "fl-trainer".into(),
+            brief: "Fly, and land again when you like.".into(),
+            facts: vec![fact("Your aircraft", "FL-1 Jet Trainer")],
+            broken: None,
+        },
+        MissionChoice {
+            id: "p:b_not_yaml".into(),
+            title: "b_not_yaml".into(),
+            pack: "p".into(),
+            broken: Some("line 2: did not find expected node content".into()),
+            ..Default::default()
+        },
+    ];
+    let mut h = harness(g);
+    click(&mut h, "Missions");
+    assert_eq!(screen(&h), Screen::MissionSelect);
+    assert!(shown(&h, "Tiger by the Tail (fl-base-pack)"));
+    assert!(shown(&h, "Free Flight — Nevada Airfield (fl-trainer)"));
+    assert!(shown(&h, "b_not_yaml (p) — cannot be read"));
+    assert!(focused(&h, "Tiger by the Tail (fl-base-pack)"));
+
+    click(&mut h, "Tiger by the Tail (fl-base-pack)");
+    assert_eq!(screen(&h), Screen::MissionBrief);
+    assert_eq!(
+        h.state().screens.selected_mission(),
+        Some("fl-base-pack:f5e_intercept")
+    );
+    assert!(shown(&h, "Tiger by the Tail"));
+    assert!(shown(&h, "The mission has no description."));
+    for (k, v) in [
+        ("Time", "09:30 local"),
+        ("Weather", "Partly cloudy"),
+        ("Your aircraft", "F-5E Tiger II (fl-base:f5e)"),
+        ("Start", "on the ground"),
+        ("Hostile", "1"),
+    ] {
+        assert!(shown(&h, k), "{k}");
+        assert!(shown(&h, v), "{v}");
+    }
+    assert!(
+        h.query_by_label_contains("Flying missions comes in a later version")
+            .is_some()
+    );
+    assert!(
+        h.get_by_role_and_label(Role::Button, "Fly This Mission")
+            .accesskit_node()
+            .is_disabled(),
+        "flying missions comes with the missions issue"
+    );
+    assert!(focused(&h, "Back"));
+    press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::MissionSelect);
+
+    click(&mut h, "Free Flight — Nevada Airfield (fl-trainer)");
+    assert!(shown(&h, "Fly, and land again when you like."));
+    click(&mut h, "Back");
+
+    click(&mut h, "b_not_yaml (p) — cannot be read");
+    assert_eq!(screen(&h), Screen::MissionBrief);
+    let why = text_containing(&h, "cannot be read:");
+    assert!(why.contains("line 2: did not find"), "{why}");
+    click(&mut h, "Back");
+    click(&mut h, "Back");
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert!(
+        effects(&mut h).is_empty(),
+        "listing missions starts nothing"
+    );
 }

@@ -4,12 +4,15 @@
 //!
 //! Owns the options of a windowed run and its outcome. The pieces: [`window`] (the winit
 //! application and the frame loop), [`launch`] (sessions started off the render thread),
-//! [`scene`] (the renderer's frame), [`camera`] and [`keyboard`].
+//! [`scene`] (the renderer's frame), [`camera`] and [`keyboard`], [`missions`] (the packs'
+//! missions as the menus list them) and [`thumbnails`] (the Free Flight aircraft pictures).
 
 pub mod camera;
 pub mod keyboard;
 pub mod launch;
+pub mod missions;
 pub mod scene;
+pub mod thumbnails;
 mod window;
 
 use std::path::PathBuf;
