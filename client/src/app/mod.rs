@@ -4,14 +4,19 @@
 //!
 //! Owns the options of a windowed run and its outcome. The pieces: [`window`] (the winit
 //! application and the frame loop), [`launch`] (sessions started off the render thread),
-//! [`scene`] (the renderer's frame), [`sound`] (the engine heard), [`camera`] and [`keyboard`].
+//! [`scene`] (the renderer's frame), [`sound`] (the engine heard), [`camera`] and [`keyboard`],
+//! [`missions`] (the packs' missions as the menus list them), [`thumbnails`] (the Free
+//! Flight aircraft pictures), [`record`] (the debrief's numbers) and [`world`] (the streamed
+//! terrain under the eye).
 
 pub mod camera;
 pub mod keyboard;
 pub mod launch;
+pub mod missions;
 pub mod record;
 pub mod scene;
 pub mod sound;
+pub mod thumbnails;
 mod window;
 pub mod world;
 

@@ -97,8 +97,10 @@ pub(super) struct App {
     screens: Screens,
     ui: UiState,
     settings_path: Option<PathBuf>,
-    content_rx: Option<Receiver<Result<Arc<Content>, String>>>,
+    content_rx: Option<Receiver<Result<LoadedContent, String>>>,
     content: Option<Arc<Content>>,
+    /// The Free Flight aircraft pictures, drawn on a thread once content and the device are up.
+    thumbnails: super::thumbnails::Thumbnails,
     launch_rx: Option<Receiver<LaunchMsg>>,
     /// The launch's question about a new server's identity (dropping it declines).
     trust_question: Option<launch::TrustQuestion>,
@@ -157,6 +159,7 @@ impl App {
             settings_path,
             content_rx,
             content: None,
+            thumbnails: Default::default(),
             launch_rx: None,
             trust_question: None,
             flight: None,
@@ -402,8 +405,9 @@ impl App {
     fn poll_content(&mut self) {
         let Some(rx) = &self.content_rx else { return };
         match rx.try_recv() {
-            Ok(Ok(c)) => {
+            Ok(Ok((c, missions))) => {
                 self.ui.aircraft = aircraft_choices(&c);
+                self.ui.missions = missions;
                 self.content = Some(c);
                 self.content_rx = None;
             }
@@ -544,6 +548,11 @@ impl App {
             self.flight.as_mut().map(|f| &mut f.keyboard),
         );
         self.poll_content();
+        // Thumbnails for the menus (a scripted flight never shows them).
+        if let (Some(g), Some(c), None) = (&self.gfx, &self.content, &self.opts.scripted) {
+            self.thumbnails.start_once(&g.gpu, c, &self.ui.aircraft);
+        }
+        self.thumbnails.poll(&self.ctx, &mut self.ui.aircraft);
         self.poll_launch(event_loop);
         self.service_session(event_loop);
         if self.gfx.is_none() {
@@ -947,17 +956,25 @@ fn aircraft_choices(content: &Content) -> Vec<ui::AircraftChoice> {
         .collect()
 }
 
+/// The content and its missions as the menus list them (read on the loading thread).
+type LoadedContent = (Arc<Content>, Vec<ui::MissionChoice>);
+
 fn load_content_in_background(
     opts: crate::content::ContentOptions,
     aircraft: Option<String>,
-) -> Receiver<Result<Arc<Content>, String>> {
+) -> Receiver<Result<LoadedContent, String>> {
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("fl-content".into())
         .spawn({
             let tx = tx.clone();
             move || {
-                let r = crate::content::load(&opts, aircraft.as_deref()).map_err(|e| e.to_string());
+                let r = crate::content::load(&opts, aircraft.as_deref())
+                    .map(|c| {
+                        let missions = super::missions::mission_choices(&c);
+                        (c, missions)
+                    })
+                    .map_err(|e| e.to_string());
                 let _ = tx.send(r);
             }
         });

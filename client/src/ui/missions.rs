@@ -1,8 +1,9 @@
-//! The mission list (every loaded pack's missions) and a mission's brief.
+//! The mission list (every loaded pack's missions, a broken one marked as such) and a
+//! mission's brief (its description and the facts of its header, or why it cannot be read).
 
 use egui::{Context, RichText};
 
-use super::{PANEL, UiState, dim_background, heading, panel, wide_button};
+use super::{PANEL, UiState, dim_background, error_line, heading, panel, wide_button};
 use crate::screens::{Event, Screens};
 
 pub(super) fn select(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>) {
@@ -15,7 +16,11 @@ pub(super) fn select(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>
             ui.label("No loaded pack has missions. Add a pack with missions to your mods folder.");
         }
         for m in &state.missions {
-            let r = wide_button(ui, &format!("{} ({})", m.title, m.pack));
+            let label = match m.broken {
+                None => format!("{} ({})", m.title, m.pack),
+                Some(_) => format!("{} ({}) — cannot be read", m.title, m.pack),
+            };
+            let r = wide_button(ui, &label);
             if r.clicked() {
                 events.push(Event::SelectMission(m.id.clone()));
             }
@@ -46,8 +51,28 @@ pub(super) fn brief(
             Some(m) => {
                 heading(ui, &m.title);
                 ui.label(RichText::new(format!("From {}", m.pack)).weak());
-                ui.label(m.brief.as_str());
-                state.missions_flyable
+                if let Some(why) = &m.broken {
+                    error_line(ui, &format!("This mission cannot be read: {why}"));
+                } else if m.brief.is_empty() {
+                    ui.label(RichText::new("The mission has no description.").weak());
+                } else {
+                    ui.label(m.brief.as_str());
+                }
+                if !m.facts.is_empty() {
+                    ui.add_space(4.0 * s);
+                    egui::Grid::new("fl-brief-facts")
+                        .num_columns(2)
+                        .spacing(egui::vec2(16.0, 4.0) * s)
+                        .show(ui, |ui| {
+                            for (k, v) in &m.facts {
+                                ui.label(RichText::new(k.as_str()).strong());
+                                ui.label(v.as_str());
+                                ui.end_row();
+                            }
+                        });
+                    ui.add_space(4.0 * s);
+                }
+                state.missions_flyable && m.broken.is_none()
             }
             None => {
                 heading(ui, "Mission brief");

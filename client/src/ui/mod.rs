@@ -89,13 +89,20 @@ impl Default for FreeFlightSetup {
 }
 
 /// A mission from a loaded pack (filled by the window).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MissionChoice {
+    /// `<pack id>:<file stem>`.
     pub id: String,
+    /// The mission's name (the file stem when it cannot be read).
     pub title: String,
     pub pack: String,
-    /// The briefing text.
+    /// The briefing text (the mission's `description`; empty when it has none).
     pub brief: String,
+    /// What the mission's header says, as (label, value) lines: map, time, weather, the
+    /// player's aircraft and start, friendly and hostile objects.
+    pub facts: Vec<(String, String)>,
+    /// Why the mission cannot be read (a broken mission is listed with its reason).
+    pub broken: Option<String>,
 }
 
 /// The Join screen's form. The recent servers it lists are `GameSettings::recent_servers`
@@ -370,6 +377,10 @@ fn panel<R>(
                 .show(ui, |ui| {
                     ui.set_width(width);
                     let max_h = (screen.height() - 80.0 * s).max(100.0);
+                    // An area's room is last frame's size (egui's default area size at
+                    // first): let a panel whose content grew (a long mission list, thumbnails
+                    // arriving) grow up to the window's height before it scrolls.
+                    ui.set_max_height(max_h);
                     egui::ScrollArea::vertical()
                         .max_height(max_h)
                         .auto_shrink([false, true])

@@ -3,9 +3,10 @@
 //! Owns: pack discovery (`mods/*/manifest.toml` and explicit pack directories), manifest
 //! validation, the content stack (priority order, dependencies, overrides), entity, weapon and
 //! sensor definitions, flight-model resolution through `fl-flight`, path-safe and size-bounded
-//! asset reads, the builtin types, and the deterministic entity-type registry with the data each
-//! `MsgEntityTypeDef` carries. Must not: depend on the wire crate (records are plain data), run
-//! Lua or parse missions (later issues), or let hash-map order reach any output.
+//! asset reads, the builtin types, the deterministic entity-type registry with the data each
+//! `MsgEntityTypeDef` carries, and the missions' headers for the game's list
+//! ([`mission_header`]). Must not: depend on the wire crate (records are plain data), run Lua or
+//! validate and run missions (later issues), or let hash-map order reach any output.
 //!
 //! Both programs load through [`load_stack`] and report with [`findings`] (one format for
 //! every finding). The server's entry points: [`Content::load`] (or [`Content::builtin`]), then
@@ -22,6 +23,7 @@ pub mod example;
 pub mod findings;
 mod load;
 pub mod manifest;
+pub mod mission_header;
 pub mod names;
 pub mod stack;
 mod toml_read;
@@ -34,4 +36,5 @@ pub use error::{AssetError, ContentError, ContentWarning};
 pub use findings::{Finding, Findings, Severity, log_loaded};
 pub use load::{ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS, Override};
 pub use manifest::{Manifest, TrustLevel};
+pub use mission_header::{MissionHeader, MissionHeaderError, MissionListing};
 pub use stack::{AircraftChoiceError, StackLoad, StackSources, UnusedAssets, load_stack};

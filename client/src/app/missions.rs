@@ -1,0 +1,171 @@
+//! The mission list the menus show: every loaded pack's missions (`Content::missions`, read on
+//! the content thread) turned into [`MissionChoice`]s — the name, the description when the
+//! mission has one, and the facts its header gives (map and anchor, start time, weather, the
+//! player's aircraft and start, friendly and hostile objects). A mission that cannot be read is
+//! listed with the reason.
+//!
+//! Owns the wording of those facts. Must not: read files (the header reader in fl-content does)
+//! or start a mission (flying missions comes with the missions issue).
+
+use fl_content::mission_header::{MissionListing, StartKind};
+use fl_content::{Content, MissionHeader};
+
+use crate::ui::{MissionChoice, weather_label};
+
+/// Every mission of every loaded pack, in the list's order (stack order, then file name).
+pub fn mission_choices(content: &Content) -> Vec<MissionChoice> {
+    content
+        .missions()
+        .iter()
+        .map(|m| choice(content, m))
+        .collect()
+}
+
+/// One listing as the menus show it (`content` names the player's aircraft type).
+pub fn choice(content: &Content, m: &MissionListing) -> MissionChoice {
+    match &m.header {
+        Ok(h) => MissionChoice {
+            id: m.id.clone(),
+            title: h.name.clone(),
+            pack: m.pack_name.clone(),
+            brief: h.description.clone().unwrap_or_default(),
+            facts: facts(content, h),
+            broken: None,
+        },
+        Err(e) => MissionChoice {
+            id: m.id.clone(),
+            title: m.stem.clone(),
+            pack: m.pack_name.clone(),
+            brief: String::new(),
+            facts: vec![("File".to_owned(), format!("missions/{}.yaml", m.stem))],
+            broken: Some(e.to_string()),
+        },
+    }
+}
+
+/// The brief's lines: (label, value).
+fn facts(content: &Content, h: &MissionHeader) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut push = |k: &str, v: String| out.push((k.to_owned(), v));
+    match (&h.map, &h.anchor) {
+        (Some(map), Some(anchor)) => push("Map", format!("{map} (at {anchor})")),
+        (Some(map), None) => push("Map", map.clone()),
+        (None, Some(anchor)) => push("Map", format!("at {anchor}")),
+        (None, None) => {}
+    }
+    if let Some(t) = h.time {
+        push("Time", format!("{t} local"));
+    }
+    if let Some(w) = &h.weather {
+        push("Weather", weather_label(w).to_owned());
+    }
+    match &h.player {
+        Some(p) => {
+            let aircraft = if p.type_id.is_empty() {
+                "not named".to_owned()
+            } else {
+                match content.entity_type(&p.type_id) {
+                    Some(t) => format!("{} ({})", t.def.name, p.type_id),
+                    None => format!("{} (not loaded)", p.type_id),
+                }
+            };
+            push("Your aircraft", aircraft);
+            push(
+                "Start",
+                match p.start {
+                    StartKind::Ground => "on the ground".to_owned(),
+                    StartKind::Air => "in the air".to_owned(),
+                },
+            );
+        }
+        None => push("Your aircraft", "no player slot".to_owned()),
+    }
+    match h.friendly_and_hostile() {
+        Some((friendly, hostile)) => {
+            push("Friendly", friendly.to_string());
+            push("Hostile", hostile.to_string());
+        }
+        None => push("Objects", h.object_count().to_string()),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn own_content() -> Content {
+        Content::load(&fl_content::LoadOptions {
+            pack_dirs: vec![fl_fixtures::workspace_root().join("mods/fl-trainer")],
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn our_free_flight_reads_as_a_brief() {
+        let c = own_content();
+        let m = mission_choices(&c);
+        assert_eq!(m.len(), 1);
+        let f = &m[0];
+        assert_eq!(f.id, "fl-trainer:free_flight_nevada");
+        assert_eq!(f.title, "Free Flight — Nevada Airfield");
+        assert_eq!(f.pack, "fl-trainer");
+        assert_eq!(f.broken, None);
+        let facts: Vec<(&str, &str)> = f
+            .facts
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            facts,
+            [
+                ("Map", "world (at home)"),
+                ("Time", "10:00 local"),
+                ("Weather", "Clear"),
+                ("Your aircraft", "FL-1 Jet Trainer (fl-trainer:jet-trainer)"),
+                ("Start", "on the ground"),
+                ("Friendly", "0"),
+                ("Hostile", "0"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_broken_listing_keeps_its_reason_and_an_unloaded_type_says_so() {
+        let c = own_content();
+        let broken = MissionListing {
+            id: "p:x".into(),
+            pack: "p".into(),
+            pack_name: "P".into(),
+            stem: "x".into(),
+            path: "missions/x.yaml".into(),
+            header: Err(fl_content::MissionHeaderError::MissingName),
+        };
+        let b = choice(&c, &broken);
+        assert_eq!(b.title, "x");
+        assert_eq!(b.broken.as_deref(), Some("the mission has no `name`"));
+        let h = fl_content::mission_header::parse_header(
+            "name: Y\nweather: {preset: storm}\nobjects:\n  - {type: fl-base:mig29a, side: red, player: true, start: air}\n  - {side: blue}\n",
+        )
+        .expect("reads");
+        let ok = choice(
+            &c,
+            &MissionListing {
+                header: Ok(h),
+                ..broken
+            },
+        );
+        let get = |k: &str| {
+            ok.facts
+                .iter()
+                .find(|(l, _)| l == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(get("Your aircraft"), Some("fl-base:mig29a (not loaded)"));
+        assert_eq!(get("Start"), Some("in the air"));
+        assert_eq!(get("Weather"), Some("Storm"));
+        assert_eq!((get("Friendly"), get("Hostile")), (Some("0"), Some("1")));
+        assert_eq!(get("Map"), None);
+    }
+}
