@@ -399,13 +399,7 @@ pub fn start_worker(
     type_ids: Vec<String>,
     cache_dir: Option<PathBuf>,
 ) -> std::io::Result<Receiver<Finished>> {
-    let gpu = Gpu {
-        instance: gpu.instance.clone(),
-        adapter: gpu.adapter.clone(),
-        device: gpu.device.clone(),
-        queue: gpu.queue.clone(),
-        info: gpu.info.clone(),
-    };
+    let gpu = gpu.clone();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("fl-thumbnails".into())

@@ -24,8 +24,9 @@ pub struct GpuInfo {
     pub wireframe: bool,
 }
 
-/// An instance, adapter, device and queue.
-#[derive(Debug)]
+/// An instance, adapter, device and queue. A clone shares them (wgpu's handles are shared), so
+/// a worker thread can record on the same device.
+#[derive(Debug, Clone)]
 pub struct Gpu {
     /// The wgpu instance (surfaces are created from it).
     pub instance: wgpu::Instance,
