@@ -407,6 +407,11 @@ impl App {
         match rx.try_recv() {
             Ok(Ok((c, missions))) => {
                 self.ui.aircraft = aircraft_choices(&c);
+                // Free Flight offers what a plain start flies: our FL-1 trainer when loaded.
+                if self.ui.free_flight.aircraft.is_none() {
+                    self.ui.free_flight.aircraft =
+                        Some(crate::content::default_aircraft(&c).to_owned());
+                }
                 self.ui.missions = missions;
                 self.content = Some(c);
                 self.content_rx = None;
