@@ -156,13 +156,7 @@ impl QuicClient {
         trust: TrustPolicy,
         config: ClientConfig,
     ) -> Result<Self, QuicError> {
-        ServerName::try_from(server_name)
-            .map_err(|_| QuicError::ServerName(server_name.to_owned()))?;
-        if config.connect_timeout.is_zero() {
-            return Err(QuicError::Config(
-                "connect_timeout must be longer than zero".to_owned(),
-            ));
-        }
+        check_target(server_name, &config)?;
         let limits = super::limits(
             config.max_unreliable_message,
             config.max_reliable_queue,
@@ -187,18 +181,14 @@ impl QuicClient {
         };
         let provider = super::provider();
         let verifier = Arc::new(FingerprintVerifier::new(expected, provider.clone()));
-        let cc = quinn_config(verifier.clone(), provider, &config)?;
-        let bind = bind_addr(addr);
-        let rt = super::runtime(1, "fl-net-quic")?;
-        let (endpoint, connecting) = {
-            let _guard = rt.enter();
-            let endpoint = quinn::Endpoint::client(bind)
-                .map_err(|source| QuicError::Bind { addr: bind, source })?;
-            let connecting = endpoint
-                .connect_with(cc, addr, server_name)
-                .map_err(|e| QuicError::Config(format!("cannot connect to {addr}: {e}")))?;
-            (endpoint, connecting)
-        };
+        let (rt, endpoint, connecting) = start_handshake(
+            addr,
+            server_name,
+            verifier.clone(),
+            provider,
+            &config,
+            "fl-net-quic",
+        )?;
         let (tx, events) = mpsc::channel();
         let shared = Arc::new(Shared {
             slot: Mutex::new(Slot::default()),
@@ -244,13 +234,7 @@ impl QuicClient {
         server_name: &str,
         config: ClientConfig,
     ) -> Result<Fingerprint, QuicError> {
-        ServerName::try_from(server_name)
-            .map_err(|_| QuicError::ServerName(server_name.to_owned()))?;
-        if config.connect_timeout.is_zero() {
-            return Err(QuicError::Config(
-                "connect_timeout must be longer than zero".to_owned(),
-            ));
-        }
+        check_target(server_name, &config)?;
         if tokio::runtime::Handle::try_current().is_ok() {
             return Err(QuicError::Config(
                 "probe_identity blocks: call it outside an async runtime".to_owned(),
@@ -258,18 +242,14 @@ impl QuicClient {
         }
         let provider = super::provider();
         let verifier = Arc::new(FingerprintVerifier::new(None, provider.clone()));
-        let cc = quinn_config(verifier.clone(), provider, &config)?;
-        let bind = bind_addr(addr);
-        let rt = super::runtime(1, "fl-net-probe")?;
-        let (endpoint, connecting) = {
-            let _guard = rt.enter();
-            let endpoint = quinn::Endpoint::client(bind)
-                .map_err(|source| QuicError::Bind { addr: bind, source })?;
-            let connecting = endpoint
-                .connect_with(cc, addr, server_name)
-                .map_err(|e| QuicError::Config(format!("cannot connect to {addr}: {e}")))?;
-            (endpoint, connecting)
-        };
+        let (rt, endpoint, connecting) = start_handshake(
+            addr,
+            server_name,
+            verifier.clone(),
+            provider,
+            &config,
+            "fl-net-probe",
+        )?;
         let timeout = config.connect_timeout;
         let handshake = rt.block_on(async move { tokio::time::timeout(timeout, connecting).await });
         let outcome = match handshake {
@@ -302,6 +282,40 @@ pub const PROBE_CLOSE_REASON: &str = "identity probe: not joining";
 
 /// The quinn client configuration: TLS 1.3 only, our ALPN, no early data, the server checked by
 /// `verifier`, and the shared transport knobs.
+/// The checks every connection attempt makes before touching the network.
+fn check_target(server_name: &str, config: &ClientConfig) -> Result<(), QuicError> {
+    ServerName::try_from(server_name).map_err(|_| QuicError::ServerName(server_name.to_owned()))?;
+    if config.connect_timeout.is_zero() {
+        return Err(QuicError::Config(
+            "connect_timeout must be longer than zero".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// A runtime of one thread named `thread`, a client endpoint bound for `addr`, and the TLS
+/// handshake to `addr` under way, checked by `verifier`.
+fn start_handshake(
+    addr: SocketAddr,
+    server_name: &str,
+    verifier: Arc<FingerprintVerifier>,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    config: &ClientConfig,
+    thread: &str,
+) -> Result<(tokio::runtime::Runtime, quinn::Endpoint, quinn::Connecting), QuicError> {
+    let cc = quinn_config(verifier, provider, config)?;
+    let bind = bind_addr(addr);
+    let rt = super::runtime(1, thread)?;
+    let _guard = rt.enter();
+    let endpoint =
+        quinn::Endpoint::client(bind).map_err(|source| QuicError::Bind { addr: bind, source })?;
+    let connecting = endpoint
+        .connect_with(cc, addr, server_name)
+        .map_err(|e| QuicError::Config(format!("cannot connect to {addr}: {e}")))?;
+    drop(_guard);
+    Ok((rt, endpoint, connecting))
+}
+
 fn quinn_config(
     verifier: Arc<FingerprintVerifier>,
     provider: Arc<rustls::crypto::CryptoProvider>,
