@@ -155,6 +155,30 @@ impl HudPass {
     }
 }
 
+/// One frame as the window draws it — `build` makes the world's frame, which is rendered with
+/// the HUD over it — until the adapter has finished; records and returns (CPU, total).
+fn timed_frame(
+    gpu: &Gpu,
+    renderer: &mut Renderer,
+    hud: &mut HudPass,
+    target: &OffscreenTarget,
+    times: &mut Times,
+    build: impl FnOnce(&mut Renderer) -> Frame,
+) -> (Duration, Duration) {
+    let t0 = Instant::now();
+    let frame = build(renderer);
+    if let Err(e) = renderer.render_offscreen(gpu, &frame, target) {
+        eprintln!("render failed: {e}");
+    }
+    hud.draw(gpu, target);
+    let cpu = t0.elapsed();
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    let total = t0.elapsed();
+    times.cpu.push(cpu);
+    times.total.push(total);
+    (cpu, total)
+}
+
 fn noon() -> Sky {
     Sky {
         time: UtcTime::new(2026, 6, 21, 19, 30, 0.0),
@@ -322,28 +346,27 @@ fn bench(c: &mut Criterion) {
     }
     let hud = RefCell::new(HudPass::new(&gpu));
     let renderer = RefCell::new(renderer);
-    let wait = || {
-        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    // The world of a fixed scene: `instances` from the cruise eye, no terrain.
+    let scene = |instances: &Vec<Instance>| {
+        let instances = instances.clone();
+        move |_: &mut Renderer| build_frame(&eye, FOV_DEG, aspect, &noon(), instances, Vec::new())
     };
     let times: Vec<RefCell<Times>> = (0..=scenes.len()).map(|_| RefCell::default()).collect();
 
     // Five frames of each scene first, unrecorded: the first frame's pipeline and texture
     // work is a start-up cost, not a frame time.
     for (_, instances) in &scenes {
+        let (mut r, mut hud) = (renderer.borrow_mut(), hud.borrow_mut());
         for _ in 0..5 {
-            let frame = build_frame(
-                &eye,
-                FOV_DEG,
-                aspect,
-                &noon(),
-                instances.clone(),
-                Vec::new(),
+            let mut unrecorded = Times::default();
+            timed_frame(
+                &gpu,
+                &mut r,
+                &mut hud,
+                &target,
+                &mut unrecorded,
+                scene(instances),
             );
-            let _ = renderer
-                .borrow_mut()
-                .render_offscreen(&gpu, &frame, &target);
-            hud.borrow_mut().draw(&gpu, &target);
-            wait();
         }
     }
     let mut group = c.benchmark_group("game frame 1280x720");
@@ -356,30 +379,12 @@ fn bench(c: &mut Criterion) {
         group.bench_function(*name, |b| {
             b.iter_custom(|iters| {
                 let (mut r, mut hud) = (renderer.borrow_mut(), hud.borrow_mut());
-                let mut sum = Duration::ZERO;
-                for _ in 0..iters {
-                    let t0 = Instant::now();
-                    let frame = build_frame(
-                        &eye,
-                        FOV_DEG,
-                        aspect,
-                        &noon(),
-                        instances.clone(),
-                        Vec::new(),
-                    );
-                    if let Err(e) = r.render_offscreen(&gpu, &frame, &target) {
-                        eprintln!("{name}: render failed: {e}");
-                    }
-                    hud.draw(&gpu, &target);
-                    let cpu = t0.elapsed();
-                    wait();
-                    let total = t0.elapsed();
-                    sum += cpu;
-                    let mut t = times[k].borrow_mut();
-                    t.cpu.push(cpu);
-                    t.total.push(total);
-                }
-                sum
+                let mut t = times[k].borrow_mut();
+                (0..iters)
+                    .map(|_| {
+                        timed_frame(&gpu, &mut r, &mut hud, &target, &mut t, scene(instances)).0
+                    })
+                    .sum()
             })
         });
     }
@@ -394,23 +399,13 @@ fn bench(c: &mut Criterion) {
                 let Some(pass) = pass.as_mut() else {
                     return Duration::ZERO;
                 };
-                let mut sum = Duration::ZERO;
-                for _ in 0..iters {
-                    let t0 = Instant::now();
-                    let frame = pass.frame(&gpu, &mut r);
-                    if let Err(e) = r.render_offscreen(&gpu, &frame, &target) {
-                        eprintln!("low pass: render failed: {e}");
-                    }
-                    hud.draw(&gpu, &target);
-                    let cpu = t0.elapsed();
-                    wait();
-                    let total = t0.elapsed();
-                    sum += total;
-                    let mut t = times[k].borrow_mut();
-                    t.cpu.push(cpu);
-                    t.total.push(total);
-                }
-                sum
+                let mut t = times[k].borrow_mut();
+                (0..iters)
+                    .map(|_| {
+                        let build = |r: &mut Renderer| pass.frame(&gpu, r);
+                        timed_frame(&gpu, &mut r, &mut hud, &target, &mut t, build).1
+                    })
+                    .sum()
             })
         });
     }
