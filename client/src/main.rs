@@ -124,6 +124,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// The session's settings from the command line (`callsign` when none is given); the join
+/// password from `--password`, else `FL_JOIN_PASSWORD`.
+fn session_config(args: &Args, callsign: &str) -> SessionConfig {
+    SessionConfig {
+        callsign: args.callsign.clone().unwrap_or_else(|| callsign.to_owned()),
+        password: args
+            .password
+            .clone()
+            .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
+            .filter(|p| !p.is_empty()),
+        handshake_timeout: Duration::from_secs_f64(args.join_timeout),
+        idle_timeout: Duration::from_secs_f64(args.idle_timeout),
+        ..SessionConfig::default()
+    }
+}
+
 fn ms(v: f64, what: &str) -> Result<Duration> {
     if !(v.is_finite() && v >= 0.0) {
         bail!("--{what} must be a non-negative number of milliseconds");
@@ -172,21 +188,13 @@ fn main_inner(args: Args) -> Result<bool> {
         ),
         None => None,
     };
+    let session = session_config(&args, "Headless");
     let mut opts = HeadlessOptions {
         mode,
         seconds,
         autopilot: args.autopilot.unwrap_or_else(|| "aerobatics".to_owned()),
         frame_rate: args.fps,
-        session: SessionConfig {
-            callsign: args.callsign.unwrap_or_else(|| "Headless".to_owned()),
-            password: args
-                .password
-                .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
-                .filter(|p| !p.is_empty()),
-            handshake_timeout: Duration::from_secs_f64(args.join_timeout),
-            idle_timeout: Duration::from_secs_f64(args.idle_timeout),
-            ..SessionConfig::default()
-        },
+        session,
         known_hosts: args.known_hosts,
         pin,
         ..HeadlessOptions::default()
@@ -295,6 +303,7 @@ fn windowed(args: Args) -> Result<bool> {
         ai_aircraft: args.ai,
         ..Default::default()
     };
+    let session = session_config(&args, "Pilot");
     let opts = AppOptions {
         content_options: ContentOptions {
             user_mods: true,
@@ -303,16 +312,7 @@ fn windowed(args: Args) -> Result<bool> {
         },
         aircraft: args.aircraft,
         local,
-        session: SessionConfig {
-            callsign: args.callsign.clone().unwrap_or_else(|| "Pilot".to_owned()),
-            password: args
-                .password
-                .or_else(|| std::env::var("FL_JOIN_PASSWORD").ok())
-                .filter(|p| !p.is_empty()),
-            handshake_timeout: Duration::from_secs_f64(args.join_timeout),
-            idle_timeout: Duration::from_secs_f64(args.idle_timeout),
-            ..SessionConfig::default()
-        },
+        session,
         callsign_given: args.callsign.is_some(),
         client: fighters_legacy::client::ClientConfig::default(),
         pin,
