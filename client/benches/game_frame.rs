@@ -299,9 +299,14 @@ impl LowPass {
         let altitude = self.world.ground_m() + PASS_HEIGHT_M;
         self.eye = Self::eye_at(self.flown_s, altitude);
         let aspect = f64::from(WIDTH) / f64::from(HEIGHT);
-        let drawn = self
-            .world
-            .update(gpu, renderer, &self.eye, FOV_DEG, aspect, HEIGHT);
+        // The game's default terrain detail (Medium).
+        let drawn = self.world.update(
+            gpu,
+            renderer,
+            &self.eye,
+            (FOV_DEG, aspect, HEIGHT),
+            fighters_legacy::settings::TerrainDetail::default().max_error_px(),
+        );
         build_frame(&self.eye, FOV_DEG, aspect, &noon(), Vec::new(), drawn)
     }
 }

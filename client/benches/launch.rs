@@ -42,7 +42,7 @@ fn launch(x: &Xvfb, home: &Path) -> Result<Launch, String> {
             "1280x720",
             "--settings",
         ])
-        .arg(home.join("settings.toml"))
+        .arg(home.join("user.toml"))
         .env("HOME", home)
         .env("XDG_DATA_HOME", home.join("data"))
         .env("XDG_CACHE_HOME", home.join("cache"))

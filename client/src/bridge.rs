@@ -247,6 +247,13 @@ impl RenderBridge {
         &self.cfg
     }
 
+    /// New tuning for a running bridge (the player's network settings). The samples are kept;
+    /// the new delay is aimed at from the next arrival and the render clock slews to it at its
+    /// usual rate limits, so the picture does not jump.
+    pub fn set_config(&mut self, cfg: InterpolationConfig) {
+        self.cfg = cfg;
+    }
+
     /// The snapshot interval the delay is built on, in ticks: the smoothed gap between
     /// received snapshots (a lost snapshot or a decimating server widens it; a single lost one
     /// is bridged by a short extrapolation, not by a worst-case delay).

@@ -228,6 +228,21 @@ impl Client {
         &self.cfg
     }
 
+    /// New tuning for the running client (the Settings screen's network knobs): prediction and
+    /// interpolation take it at once (see their `set_config`); `max_catchup_ticks` stays as the
+    /// session started (the input clock is built with it).
+    pub fn set_config(&mut self, cfg: ClientConfig) {
+        if cfg == self.cfg {
+            return;
+        }
+        self.prediction.set_config(cfg.prediction.clone());
+        self.bridge.set_config(cfg.interpolation.clone());
+        self.cfg = ClientConfig {
+            max_catchup_ticks: self.cfg.max_catchup_ticks,
+            ..cfg
+        };
+    }
+
     pub fn session(&self) -> &ClientSession {
         &self.session
     }

@@ -34,10 +34,12 @@ struct Args {
     /// picture (world and HUD) to this PNG and exit.
     #[arg(long, value_name = "PNG")]
     screenshot: Option<PathBuf>,
-    /// Windowed: the window's size, WIDTHxHEIGHT pixels.
-    #[arg(long, value_name = "WxH", default_value = "1280x720")]
-    size: String,
-    /// Windowed: the settings file (default: the OS config dir's fighters-legacy/settings.toml).
+    /// Windowed: the window's size, WIDTHxHEIGHT pixels, for this run (default: the
+    /// settings' resolution, 1280x720 unless changed).
+    #[arg(long, value_name = "WxH")]
+    size: Option<String>,
+    /// Windowed: the settings file (default: the OS config dir's fighters-legacy/user.toml;
+    /// an older settings.toml beside it is read when it does not exist yet).
     #[arg(long, value_name = "TOML")]
     settings: Option<PathBuf>,
     /// Join a server (default port 4778).
@@ -259,7 +261,7 @@ fn windowed(args: Args) -> Result<bool> {
     if !(args.idle_timeout.is_finite() && (2.0..=600.0).contains(&args.idle_timeout)) {
         bail!("--idle-timeout must be a number of seconds from 2 to 600");
     }
-    let size = parse_size(&args.size)?;
+    let size = args.size.as_deref().map(parse_size).transpose()?;
     let scripted = match (args.seconds, &args.screenshot) {
         (None, None) => None,
         (seconds, screenshot) => {

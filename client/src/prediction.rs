@@ -398,6 +398,15 @@ impl ClientPrediction {
         &self.cfg
     }
 
+    /// New tuning for a running predictor (the player's network settings): the smoothing and
+    /// snapping read it from the next frame and reconcile on; the history and the offsets
+    /// already there are kept, so nothing jumps.
+    pub fn set_config(&mut self, cfg: PredictionConfig) {
+        let mut cfg = cfg;
+        cfg.history_ticks = cfg.history_ticks.max(MIN_HISTORY);
+        self.cfg = cfg;
+    }
+
     /// Uses `terrain` as the ground (built from the client's content stack).
     pub fn set_terrain(&mut self, terrain: fl_terrain::Terrain) {
         self.floor = terrain;

@@ -16,15 +16,18 @@ use fighters_legacy::hud::Units;
 use fighters_legacy::screens::{Effect, Event, Screen, Screens, SessionKind};
 use fighters_legacy::settings::GameSettings;
 use fighters_legacy::ui::{
-    AircraftChoice, DebriefStats, MissionChoice, StartPosition, TofuPrompt, UiState, show,
+    AircraftChoice, DebriefStats, MissionChoice, SettingsTab, StartPosition, TofuPrompt, UiState,
+    show,
 };
 use fl_input::{PadAxis, PadButton, PadEvent, PadId};
 
-/// What the window keeps: the state machine, the screens' state, and the effects asked for.
+/// What the window keeps: the state machine, the screens' state, the effects asked for, and
+/// the settings file (`Effect::SaveSettings` saves there as the window does).
 struct Game {
     screens: Screens,
     ui: UiState,
     effects: Vec<Effect>,
+    settings_path: Option<std::path::PathBuf>,
 }
 
 impl Game {
@@ -55,13 +58,20 @@ impl Game {
             screens: Screens::new(),
             ui,
             effects: Vec::new(),
+            settings_path: None,
         }
     }
 
     /// The window's part of a frame after `show`: apply the events in order.
     fn apply(&mut self, events: Vec<Event>) {
         for e in events {
-            self.effects.extend(self.screens.handle(e));
+            for fx in self.screens.handle(e) {
+                if fx == Effect::SaveSettings {
+                    // The window's own save.
+                    self.ui.save_settings(self.settings_path.as_deref());
+                }
+                self.effects.push(fx);
+            }
         }
     }
 
@@ -332,40 +342,113 @@ fn the_trust_prompt_shows_the_fingerprint_and_returns_trust_server() {
     }
 }
 
-/// Units toggled on the Settings screen end in SaveSettings, and the window's save/load keeps
-/// them.
+/// Units toggled on the Settings screen end in SaveSettings; with the keyboard alone the tabs
+/// and the controls in them are reached (the gamepad's D-pad and A arrive as these keys).
 #[test]
 fn a_settings_change_ends_in_save_settings() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("settings.toml");
     let mut h = harness(Game::new());
     click(&mut h, "Settings");
     assert_eq!(screen(&h), Screen::Settings);
-    assert!(
-        focused(&h, "Knots and Feet"),
-        "the first control has the focus"
-    );
+    assert!(focused(&h, "Graphics"), "the open tab has the focus");
+    click(&mut h, "HUD");
     click(&mut h, "Metric (km/h, m)");
-    assert_eq!(h.state().ui.settings.units, Units::Metric);
+    assert_eq!(h.state().ui.settings.hud.units, Units::Metric);
     assert!(effects(&mut h).is_empty(), "nothing saved while editing");
     click(&mut h, "Back");
     assert_eq!(screen(&h), Screen::MainMenu);
     assert_eq!(effects(&mut h), [Effect::SaveSettings]);
-    // The window performs the effect.
-    h.state().ui.settings.save(&path).expect("save");
-    let (loaded, warning) = GameSettings::load(&path);
-    assert_eq!((loaded.units, warning), (Units::Metric, None));
-    assert_eq!(loaded.to_hud().units, Units::Metric);
 
-    // With the keyboard: arrow right from the focused units choice, Space selects.
+    // With the keyboard: right from the Graphics tab to Audio, to HUD, Enter opens it; Tab
+    // into the tab's first control, right to Metric, Space selects it.
     let mut h = harness(Game::new());
     click(&mut h, "Settings");
+    assert!(focused(&h, "Graphics"));
+    press(&mut h, Key::ArrowRight);
+    assert!(focused(&h, "Audio"));
+    press(&mut h, Key::ArrowRight);
+    assert!(focused(&h, "HUD"));
+    press(&mut h, Key::Enter);
+    assert_eq!(h.state().ui.settings_tab, SettingsTab::Hud);
+    assert!(shown(&h, "Knots and Feet"));
+    for _ in 0..SettingsTab::ALL.len() - 2 {
+        press(&mut h, Key::Tab);
+    }
+    assert!(focused(&h, "Knots and Feet"), "Tab walks past the tabs");
     press(&mut h, Key::ArrowRight);
     assert!(focused(&h, "Metric (km/h, m)"));
     press(&mut h, Key::Space);
-    assert_eq!(h.state().ui.settings.units, Units::Metric);
+    assert_eq!(h.state().ui.settings.hud.units, Units::Metric);
     press(&mut h, Key::Escape);
+    assert_eq!(screen(&h), Screen::MainMenu);
     assert_eq!(effects(&mut h), [Effect::SaveSettings]);
+}
+
+/// The proof for `user.toml`: settings changed on several tabs of the Settings screen,
+/// *Back* saves them through the window's own save, the file on disk has them (and a key the
+/// player added by hand), and a new game loading the file shows them again.
+#[test]
+fn settings_changed_on_the_screen_persist_in_user_toml() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("user.toml");
+    std::fs::write(&path, "[graphics]\nhdr = true\n").expect("write");
+    let start = |path: &std::path::Path| {
+        let loaded = GameSettings::load(path);
+        assert_eq!(loaded.warning, None);
+        let mut g = Game::new();
+        g.ui.settings = loaded.settings;
+        g.settings_path = Some(path.to_owned());
+        harness(g)
+    };
+    let mut h = start(&path);
+    click(&mut h, "Settings");
+    click(&mut h, "High");
+    click(&mut h, "Fullscreen (borderless)");
+    click(&mut h, "HUD");
+    click(&mut h, "Metric (km/h, m)");
+    click(&mut h, "Amber");
+    click(&mut h, "Audio");
+    click(&mut h, "Mute when the game is in the background");
+    // The music slider, one step up from the keyboard.
+    h.get_by_role_and_label(Role::Slider, "Music").focus();
+    h.run();
+    press(&mut h, Key::ArrowRight);
+    let music = h.state().ui.settings.audio.music;
+    assert!(music > 0.7 && music <= 0.72, "{music}");
+    assert!(!path.with_file_name("user.invalid.toml").exists());
+    let before = std::fs::read_to_string(&path).expect("read");
+    assert!(!before.contains("terrain_detail"), "nothing saved while editing");
+    click(&mut h, "Back");
+    assert_eq!(screen(&h), Screen::MainMenu);
+    assert_eq!(effects(&mut h), [Effect::SaveSettings]);
+    assert_eq!(h.state().ui.settings_warning, None, "saved without a problem");
+
+    // The file on disk.
+    let text = std::fs::read_to_string(&path).expect("user.toml");
+    let file: toml::Table = toml::from_str(&text).expect("TOML");
+    assert_eq!(file["graphics"]["terrain_detail"].as_str(), Some("high"));
+    assert_eq!(file["graphics"]["fullscreen"].as_str(), Some("borderless"));
+    assert_eq!(file["graphics"]["hdr"].as_bool(), Some(true), "kept");
+    assert_eq!(file["hud"]["units"].as_str(), Some("metric"));
+    assert_eq!(file["hud"]["colour"].as_str(), Some("amber"));
+    assert_eq!(file["audio"]["mute_when_unfocused"].as_bool(), Some(false));
+    assert_eq!(file["audio"]["music"].as_float(), Some(f64::from(music)));
+
+    // Loaded again (a restart): the same settings, shown selected on the screen.
+    let saved = h.state().ui.settings.clone();
+    assert_eq!(GameSettings::load(&path).settings, saved);
+    let mut h = start(&path);
+    assert_eq!(h.state().ui.settings, saved);
+    click(&mut h, "Settings");
+    let selected = |h: &Harness<'_, Game>, label: &str| {
+        h.get_by_label(label).accesskit_node().toggled() == Some(egui::accesskit::Toggled::True)
+    };
+    assert!(selected(&h, "High") && !selected(&h, "Medium"));
+    assert!(selected(&h, "Fullscreen (borderless)"));
+    click(&mut h, "HUD");
+    assert!(selected(&h, "Metric (km/h, m)") && selected(&h, "Amber"));
+    // The Controls tab lists the keys.
+    click(&mut h, "Controls");
+    assert!(shown(&h, "Keyboard and mouse") && shown(&h, "Gamepad"));
 }
 
 /// A failed session's reason is shown on the screen entered (the main menu) until dismissed.
@@ -440,7 +523,7 @@ fn the_banner_shows_in_flight_and_pause() {
 fn the_ui_scale_scales_the_menus() {
     let size = |scale: f32| {
         let mut g = Game::new();
-        g.ui.settings.ui_scale = scale;
+        g.ui.settings.hud.ui_scale = scale;
         let h = harness(g);
         let r = h.get_by_role_and_label(Role::Button, "Free Flight").rect();
         (r.width(), r.height())

@@ -3,12 +3,13 @@
 //! runs until the player quits or a scripted flight (`--seconds`, `--screenshot`) ends.
 //!
 //! Owns the options of a windowed run and its outcome. The pieces: [`window`] (the winit
-//! application and the frame loop), [`launch`] (sessions started off the render thread),
-//! [`scene`] (the renderer's frame), [`sound`] (the engine heard), [`camera`] and [`keyboard`],
-//! [`missions`] (the packs' missions as the menus list them), [`thumbnails`] (the Free
-//! Flight aircraft pictures), [`record`] (the debrief's numbers) and [`world`] (the streamed
-//! terrain under the eye).
+//! application and the frame loop), [`apply`] (the settings applied while running),
+//! [`launch`] (sessions started off the render thread), [`scene`] (the renderer's frame),
+//! [`sound`] (the engine heard), [`camera`] and [`keyboard`], [`missions`] (the packs'
+//! missions as the menus list them), [`thumbnails`] (the Free Flight aircraft pictures),
+//! [`record`] (the debrief's numbers) and [`world`] (the streamed terrain under the eye).
 
+pub mod apply;
 pub mod camera;
 pub mod keyboard;
 pub mod launch;
@@ -60,8 +61,8 @@ pub struct AppOptions {
     pub scripted: Option<Scripted>,
     /// The settings file (`None`: defaults, never saved).
     pub settings_path: Option<PathBuf>,
-    /// Window size, physical pixels.
-    pub size: (u32, u32),
+    /// Window size, physical pixels (`--size`; `None`: the settings' `graphics.resolution`).
+    pub size: Option<(u32, u32)>,
 }
 
 /// Why the window ended badly.

@@ -3,7 +3,8 @@
 //! the terrain stream upload what its builder thread finished, draws the world from the
 //! camera, then the HUD and the current screen with egui, and applies what the player did to
 //! the screen state machine, performing its effects (start or stop a session, pause the
-//! embedded server, capture the mouse, save the settings, quit).
+//! embedded server, capture the mouse, save the settings, quit). The player's settings are
+//! applied every frame wherever they can be without a restart (`apply_settings`).
 //!
 //! Owns the window, the GPU objects, the running flight and the frame loop. Must not: decide
 //! which screen follows which (`screens`), draw a screen's widgets (`ui`), build terrain or
@@ -23,15 +24,16 @@ use winit::dpi::PhysicalSize;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
-use winit::window::{CursorGrabMode, Window, WindowId};
+use winit::window::{CursorGrabMode, Fullscreen as WinitFullscreen, Window, WindowId};
 
 use crate::client::Pilot;
 use crate::hud::{self, HudExtras};
 use crate::screens::{Effect, Event, Screen, Screens, SessionKind};
 use crate::session::SessionState;
-use crate::settings::{GameSettings, VsyncMode};
+use crate::settings::{GameSettings, Graphics, ModelDetail, VsyncMode};
 use crate::ui::{self, StartPosition, UiState};
 
+use super::apply::{WindowMode, audio_levels};
 use super::camera::{CameraMode, CameraRig, Eye, Subject};
 use super::keyboard::{Gamepads, KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
@@ -59,6 +61,9 @@ struct Gfx {
     /// Compiled pipelines kept between runs; saved once after the first frame.
     pipeline_cache: Option<fl_render::DiskPipelineCache>,
     pipeline_cache_saved: bool,
+    /// The window mode the settings asked for when it was last applied (a `--size` window
+    /// keeps its size until the player changes the setting).
+    mode: WindowMode,
 }
 
 /// A running session and everything drawn for it.
@@ -115,6 +120,8 @@ pub(super) struct App {
     pads: Gamepads,
     /// The sound device (silent when there is none).
     audio: fl_audio::AudioOutput,
+    /// Whether the window has the keyboard focus (the sound may mute without it).
+    focused: bool,
     started: Instant,
     last_present: Option<Instant>,
     /// Set when the app must end with an error.
@@ -130,8 +137,15 @@ impl App {
     pub(super) fn new(opts: AppOptions) -> App {
         let (settings, warning, settings_path) = match &opts.settings_path {
             Some(p) => {
-                let (s, w) = GameSettings::load(p);
-                (s, w, Some(p.clone()))
+                let loaded = GameSettings::load(p);
+                if let Some(from) = &loaded.migrated_from {
+                    tracing::info!(
+                        "settings read from {}; they will be saved to {}",
+                        from.display(),
+                        p.display()
+                    );
+                }
+                (loaded.settings, loaded.warning, Some(p.clone()))
             }
             None => (GameSettings::default(), None, None),
         };
@@ -172,6 +186,7 @@ impl App {
             show_netgraph: false,
             pads: Gamepads::start(),
             audio: fl_audio::AudioOutput::open(),
+            focused: true,
             started: Instant::now(),
             last_present: None,
             error: None,
@@ -190,10 +205,21 @@ impl App {
     }
 
     fn start_gfx(&mut self, event_loop: &ActiveEventLoop) -> Result<Gfx, AppError> {
-        let (w, h) = self.opts.size;
-        let attrs = Window::default_attributes()
+        let mode = WindowMode::of(&self.ui.settings.graphics);
+        let (w, h) = match (self.opts.size, mode) {
+            (Some(size), _) => size,
+            (None, WindowMode::Windowed(r)) => (r.width, r.height),
+            (None, WindowMode::Borderless) => {
+                let r = self.ui.settings.graphics.resolution.clamped();
+                (r.width, r.height)
+            }
+        };
+        let mut attrs = Window::default_attributes()
             .with_title("fighters-legacy")
             .with_inner_size(PhysicalSize::new(w, h));
+        if mode == WindowMode::Borderless {
+            attrs = attrs.with_fullscreen(Some(WinitFullscreen::Borderless(None)));
+        }
         let window = event_loop
             .create_window(attrs)
             .map(Arc::new)
@@ -228,6 +254,7 @@ impl App {
             egui,
             pipeline_cache,
             pipeline_cache_saved: false,
+            mode,
         })
     }
 
@@ -274,10 +301,10 @@ impl App {
                     }
                 }
             }
-            Effect::SaveSettings => self.save_settings(),
+            Effect::SaveSettings => self.ui.save_settings(self.settings_path.as_deref()),
             Effect::RememberServer(address) => {
                 self.ui.settings.remember_server(&address);
-                self.save_settings();
+                self.ui.save_settings(self.settings_path.as_deref());
             }
             Effect::TrustServer => {
                 // The launch records the identity and joins.
@@ -291,17 +318,42 @@ impl App {
         }
     }
 
-    fn save_settings(&mut self) {
+    /// Applies the settings that take effect without a restart, once a frame (cheap when
+    /// nothing changed), so the Settings screen's changes show while it is up: vsync, the
+    /// window mode and size, the network tuning of a running flight and the sound levels. The
+    /// field of view, the HUD, the UI scale, the frame cap and the detail levels are read where
+    /// they are used, every frame.
+    fn apply_settings(&mut self) {
+        let settings = &self.ui.settings;
         if let Some(g) = &mut self.gfx {
             g.surface
-                .set_vsync(&g.gpu, vsync_of(self.ui.settings.vsync));
+                .set_vsync(&g.gpu, vsync_of(settings.graphics.vsync));
+            let mode = WindowMode::of(&settings.graphics);
+            if mode != g.mode {
+                g.mode = mode;
+                apply_window_mode(g, mode);
+            }
         }
-        let Some(path) = &self.settings_path else {
-            return;
-        };
-        if let Err(e) = self.ui.settings.save(path) {
-            self.ui.settings_warning = Some(format!("the settings could not be saved: {e}"));
+        if let Some(f) = &mut self.flight {
+            let client = &mut f.launched.client;
+            let wanted = settings.net.apply_to(client.config());
+            if &wanted != client.config() {
+                client.set_config(wanted);
+            }
         }
+        self.apply_audio_settings();
+    }
+
+    /// The settings' sound levels on the output: the master volume (muted while the window is
+    /// in the background, when the player asked for that).
+    fn apply_audio_settings(&self) {
+        let levels = audio_levels(&self.ui.settings.audio, self.focused);
+        if self.audio.master_volume() != levels.master {
+            self.audio.set_master_volume(levels.master);
+        }
+        // wired once fl-audio has buses: `self.audio.set_bus_volume(bus, v)` for each of
+        // `levels.buses`, and `self.audio.set_focus(self.focused)`.
+        let _ = levels.buses;
     }
 
     fn start_session(&mut self, kind: SessionKind) {
@@ -352,8 +404,9 @@ impl App {
             },
         };
         let mut session = self.opts.session.clone();
-        if !self.ui.settings.callsign.is_empty() && !self.opts.callsign_given {
-            session.callsign = self.ui.settings.callsign.clone();
+        let callsign = &self.ui.settings.player.callsign;
+        if !callsign.is_empty() && !self.opts.callsign_given {
+            session.callsign = callsign.clone();
         }
         let aircraft = setup
             .aircraft
@@ -372,7 +425,8 @@ impl App {
             aircraft,
             local,
             session,
-            client: self.opts.client.clone(),
+            // The player's network tuning over the command line's configuration.
+            client: self.ui.settings.net.apply_to(&self.opts.client),
         };
         self.sky = Sky {
             time: utc_for_local_hour(setup.time_of_day_h, lon),
@@ -560,6 +614,7 @@ impl App {
         self.thumbnails.poll(&self.ctx, &mut self.ui.aircraft);
         self.poll_launch(event_loop);
         self.service_session(event_loop);
+        self.apply_settings();
         if self.gfx.is_none() {
             return;
         }
@@ -571,11 +626,12 @@ impl App {
         let Some(gfx) = &mut self.gfx else { return };
         let (w, h) = gfx.surface.size();
         let aspect = f64::from(w) / f64::from(h.max(1));
-        let fov = self.ui.settings.fov_deg;
+        let fov = self.ui.settings.camera.fov_deg;
+        let graphics = &self.ui.settings.graphics;
         // The world: the flight's when one runs, else an empty sky over the airfield.
         let (frame, reading) = match &mut self.flight {
             Some(f) if in_flight_screens || screen == Screen::Loading => {
-                let (frame, reading) = flight_frame(f, gfx, dt, fov, aspect, (w, h));
+                let (frame, reading) = flight_frame(f, gfx, dt, fov, aspect, (w, h), graphics);
                 (frame, reading)
             }
             _ => (menu_frame(&self.sky, fov, aspect), None),
@@ -825,6 +881,7 @@ fn flight_frame(
     fov_deg: f64,
     aspect: f64,
     (_, h): (u32, u32),
+    graphics: &Graphics,
 ) -> (fl_render::Frame, Option<crate::instruments::Reading>) {
     let reading = f.launched.client.reading();
     let rf = f.launched.client.render_frame();
@@ -866,17 +923,26 @@ fn flight_frame(
         }
     };
     let in_cockpit = f.rig.mode == CameraMode::Cockpit && viewed.is_some_and(|e| e.own);
-    let drawn = f
-        .world
-        .update(&gfx.gpu, &mut gfx.renderer, &eye, fov_deg, aspect, h);
+    let drawn = f.world.update(
+        &gfx.gpu,
+        &mut gfx.renderer,
+        &eye,
+        (fov_deg, aspect, h),
+        graphics.terrain_detail.max_error_px(),
+    );
     let content = f.launched.content.clone();
     let types = f.launched.client.session().types();
     let models = &mut f.models;
     let (gpu, renderer) = (&gfx.gpu, &mut gfx.renderer);
     let own_type = rf.own().map(|e| e.type_index);
-    let drawn_entities = instances(rf, in_cockpit, |t| {
+    let mut drawn_entities = instances(rf, in_cockpit, |t| {
         models.get(gpu, renderer, &content, types, t)
     });
+    if graphics.model_detail == ModelDetail::Full {
+        for i in &mut drawn_entities {
+            i.lod = fl_render::LodHint::Base;
+        }
+    }
     let frame = build_frame(&eye, fov_deg, aspect, &f.sky, drawn_entities, drawn);
     // The cockpit eye of the own type, once its model is known.
     if let Some(t) = own_type
@@ -1004,6 +1070,29 @@ fn capture_mouse(window: &Window, on: bool) {
     }
 }
 
+/// Shows the window in `mode`: borderless on its monitor, or windowed at a size (the surface
+/// follows on the `Resized` event, or at once when the platform resized synchronously).
+fn apply_window_mode(g: &mut Gfx, mode: WindowMode) {
+    match mode {
+        WindowMode::Borderless => {
+            g.window
+                .set_fullscreen(Some(WinitFullscreen::Borderless(None)));
+        }
+        WindowMode::Windowed(r) => {
+            if g.window.fullscreen().is_some() {
+                g.window.set_fullscreen(None);
+            }
+            if let Some(size) = g
+                .window
+                .request_inner_size(PhysicalSize::new(r.width, r.height))
+            {
+                g.surface.resize(&g.gpu, size.width, size.height);
+            }
+        }
+    }
+    tracing::info!(?mode, "window mode applied");
+}
+
 fn vsync_of(v: VsyncMode) -> Vsync {
     match v {
         VsyncMode::On => Vsync::On,
@@ -1084,10 +1173,12 @@ impl ApplicationHandler for App {
                     g.surface.resize(&g.gpu, size.width, size.height);
                 }
             }
-            WindowEvent::Focused(false) => {
-                if let Some(f) = &mut self.flight {
+            WindowEvent::Focused(focused) => {
+                self.focused = focused;
+                if !focused && let Some(f) = &mut self.flight {
                     f.keyboard.release_all();
                 }
+                self.apply_audio_settings();
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
             WindowEvent::MouseWheel { delta, .. } if self.screens.current() == Screen::Flight => {
@@ -1151,7 +1242,7 @@ impl ApplicationHandler for App {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         // The FPS cap: wait until the next frame is due (vsync paces the rest).
-        let cap = self.ui.settings.fps_cap;
+        let cap = self.ui.settings.graphics.fps_cap;
         match (cap, self.last_present) {
             (c, Some(t)) if c > 0 => {
                 let next = t + Duration::from_secs_f64(1.0 / f64::from(c));

@@ -82,15 +82,17 @@ impl WorldTerrain {
     }
 
     /// One frame: probes the ground under `eye`, lets the stream upload what its worker
-    /// finished and returns the chunks to draw from there.
+    /// finished and returns the chunks to draw from there. The view is `(vertical field of
+    /// view in degrees, aspect, viewport height in pixels)`; `max_error_px` is the terrain
+    /// detail (the screen-space error a chunk may show before it is split; the settings'
+    /// `TerrainDetail`).
     pub fn update(
         &mut self,
         gpu: &Gpu,
         renderer: &mut Renderer,
         eye: &Eye,
-        vertical_fov_deg: f64,
-        aspect: f64,
-        viewport_height_px: u32,
+        (vertical_fov_deg, aspect, viewport_height_px): (f64, f64, u32),
+        max_error_px: f64,
     ) -> Vec<u64> {
         let (lat, lon) = lat_lon_deg(eye.position);
         self.ground_m = self.probe.height(lat, lon);
@@ -102,7 +104,7 @@ impl WorldTerrain {
             vertical_fov_rad: vertical_fov_deg.to_radians(),
             aspect,
             viewport_height_px: viewport_height_px.max(1),
-            max_error_px: 2.0,
+            max_error_px,
         };
         let mut sink = StreamSink::new(RendererTerrain::new(gpu, renderer), &mut self.totals);
         frame_keys(self.stream.update(&view, &mut sink))

@@ -66,6 +66,9 @@ pub struct HudSettings {
     /// The 3D camera's vertical field of view, degrees: the ladder and the marker are drawn
     /// through the same projection.
     pub vertical_fov_deg: f64,
+    /// The symbology's colour ([`GREEN`] by default); caution and warning keep [`AMBER`] and
+    /// [`RED`].
+    pub colour: Color32,
 }
 
 impl Default for HudSettings {
@@ -74,6 +77,7 @@ impl Default for HudSettings {
             units: Units::Imperial,
             ui_scale: 1.0,
             vertical_fov_deg: 60.0,
+            colour: GREEN,
         }
     }
 }
@@ -90,6 +94,8 @@ struct Metrics {
     small: f32,
     big: f32,
     row: f32,
+    /// The symbology's colour.
+    colour: Color32,
 }
 
 impl Metrics {
@@ -110,6 +116,7 @@ impl Metrics {
             small: 20.0 * u,
             big: 28.0 * u,
             row: 1.4 * font,
+            colour: settings.colour,
         }
     }
 
@@ -213,7 +220,7 @@ fn draw_ladder(c: &mut Canvas<'_>, m: &Metrics, proj: &Projection, pitch_rad: f6
                 c.line(
                     mid + axis * side * inner,
                     mid + axis * side * 4.0 * outer,
-                    GREEN,
+                    m.colour,
                 );
             }
             continue;
@@ -225,10 +232,10 @@ fn draw_ladder(c: &mut Canvas<'_>, m: &Metrics, proj: &Projection, pitch_rad: f6
             let a = mid + axis * side * inner;
             let b = mid + axis * side * outer;
             if deg > 0 {
-                c.polyline(&[a, b, b + towards_horizon], GREEN);
+                c.polyline(&[a, b, b + towards_horizon], m.colour);
             } else {
-                c.dashed(a, b, 3, GREEN);
-                c.line(b, b + towards_horizon, GREEN);
+                c.dashed(a, b, 3, m.colour);
+                c.line(b, b + towards_horizon, m.colour);
             }
             let anchor = if side > 0.0 {
                 Align2::LEFT_CENTER
@@ -240,7 +247,7 @@ fn draw_ladder(c: &mut Canvas<'_>, m: &Metrics, proj: &Projection, pitch_rad: f6
                 anchor,
                 &label,
                 font.clone(),
-                GREEN,
+                m.colour,
                 angle,
             );
         }
@@ -261,7 +268,7 @@ fn draw_boresight(c: &mut Canvas<'_>, m: &Metrics) {
             o + vec2(15.0 * u, 0.0),
             o + vec2(30.0 * u, 0.0),
         ],
-        GREEN,
+        m.colour,
     );
 }
 
@@ -283,14 +290,14 @@ fn draw_flight_path_marker(
     let limit = glass.shrink(20.0 * u);
     let q = limit.clamp(p);
     let limited = q != p;
-    c.circle(q, r, GREEN);
-    c.line(q + vec2(-r, 0.0), q + vec2(-r - 12.0 * u, 0.0), GREEN);
-    c.line(q + vec2(r, 0.0), q + vec2(r + 12.0 * u, 0.0), GREEN);
-    c.line(q + vec2(0.0, -r), q + vec2(0.0, -r - 8.0 * u), GREEN);
+    c.circle(q, r, m.colour);
+    c.line(q + vec2(-r, 0.0), q + vec2(-r - 12.0 * u, 0.0), m.colour);
+    c.line(q + vec2(r, 0.0), q + vec2(r + 12.0 * u, 0.0), m.colour);
+    c.line(q + vec2(0.0, -r), q + vec2(0.0, -r - 8.0 * u), m.colour);
     if limited {
         let d = r * std::f32::consts::FRAC_1_SQRT_2;
-        c.line(q + vec2(-d, -d), q + vec2(d, d), GREEN);
-        c.line(q + vec2(-d, d), q + vec2(d, -d), GREEN);
+        c.line(q + vec2(-d, -d), q + vec2(d, d), m.colour);
+        c.line(q + vec2(-d, d), q + vec2(d, -d), m.colour);
     }
 }
 
@@ -316,19 +323,19 @@ fn draw_heading_tape(c: &mut Canvas<'_>, m: &Metrics, r: &Reading) {
     // The heading box and the index under it.
     let text = format!("{:03}", (heading.round() as i64).rem_euclid(360));
     let box_size = vec2(3.0 * 0.62 * m.font + 10.0 * u, m.font + 6.0 * u);
-    c.frame(pos2(m.centre.x, y_box), box_size, GREEN);
+    c.frame(pos2(m.centre.x, y_box), box_size, m.colour);
     c.text(
         pos2(m.centre.x, y_box),
         Align2::CENTER_CENTER,
         &text,
         m.mono(m.font),
-        GREEN,
+        m.colour,
         0.0,
     );
     c.line(
         pos2(m.centre.x, y_box + 0.5 * box_size.y),
         pos2(m.centre.x, y_b),
-        GREEN,
+        m.colour,
     );
 
     let first = ((heading - span) / 5.0).ceil() as i64;
@@ -339,7 +346,7 @@ fn draw_heading_tape(c: &mut Canvas<'_>, m: &Metrics, r: &Reading) {
         let x = x_of(d);
         let major = k.rem_euclid(2) == 0;
         let len = if major { 12.0 * u } else { 6.0 * u };
-        c.line(pos2(x, y_b), pos2(x, y_b + len), GREEN);
+        c.line(pos2(x, y_b), pos2(x, y_b + len), m.colour);
         if major {
             let label = format!("{:02}", (k * 5).rem_euclid(360) / 10);
             c.text(
@@ -347,7 +354,7 @@ fn draw_heading_tape(c: &mut Canvas<'_>, m: &Metrics, r: &Reading) {
                 Align2::CENTER_TOP,
                 &label,
                 font.clone(),
-                GREEN,
+                m.colour,
                 0.0,
             );
         }
@@ -363,7 +370,7 @@ fn draw_heading_tape(c: &mut Canvas<'_>, m: &Metrics, r: &Reading) {
                 pos2(x + 5.0 * u, y_b - 9.0 * u),
                 pos2(x, y_b - 1.0 * u),
             ],
-            GREEN,
+            m.colour,
         );
     }
 }
@@ -378,13 +385,13 @@ fn boxed(c: &mut Canvas<'_>, m: &Metrics, x: f32, unit: &str, value: &str, chars
     let u = m.u;
     let size = vec2(chars as f32 * 0.62 * m.font + 10.0 * u, m.font + 6.0 * u);
     let y = row_y(m, 0.0);
-    c.frame(pos2(x, y), size, GREEN);
+    c.frame(pos2(x, y), size, m.colour);
     c.text(
         pos2(x, y),
         Align2::CENTER_CENTER,
         value,
         m.mono(m.font),
-        GREEN,
+        m.colour,
         0.0,
     );
     c.text(
@@ -392,7 +399,7 @@ fn boxed(c: &mut Canvas<'_>, m: &Metrics, x: f32, unit: &str, value: &str, chars
         Align2::CENTER_BOTTOM,
         unit,
         m.mono(m.small),
-        GREEN,
+        m.colour,
         0.0,
     );
 }
@@ -416,14 +423,14 @@ fn draw_left_column(
     units: Units,
 ) {
     let x = m.centre.x - column_offset(m);
-    row_text(c, m, x, -3.5, &format!("G {}", units::fixed(r.g, 1)), GREEN);
+    row_text(c, m, x, -3.5, &format!("G {}", units::fixed(r.g, 1)), m.colour);
     row_text(
         c,
         m,
         x,
         -2.5,
         &format!("MAX {}", units::fixed(extras.max_g, 1)),
-        GREEN,
+        m.colour,
     );
     boxed(
         c,
@@ -439,18 +446,18 @@ fn draw_left_column(
         x,
         1.0,
         &format!("M {}", units::fixed(r.mach, 2)),
-        GREEN,
+        m.colour,
     );
     let (aoa_text, aoa_colour) = match r.aoa_rad {
         Some(a) => {
             let colour = match aoa_band(r.stall_fraction) {
-                AoaBand::Normal => GREEN,
+                AoaBand::Normal => m.colour,
                 AoaBand::Caution => AMBER,
                 AoaBand::Warning => RED,
             };
             (format!("AOA {}", units::fixed(a.to_degrees(), 1)), colour)
         }
-        None => ("AOA ---".to_string(), GREEN),
+        None => ("AOA ---".to_string(), m.colour),
     };
     row_text(c, m, x, 2.0, &aoa_text, aoa_colour);
     let throttle = if r.throttle.is_finite() {
@@ -458,21 +465,21 @@ fn draw_left_column(
     } else {
         0
     };
-    row_text(c, m, x, 3.0, &format!("THR {throttle}%"), GREEN);
+    row_text(c, m, x, 3.0, &format!("THR {throttle}%"), m.colour);
     if r.afterburner {
-        row_text(c, m, x, 4.0, "AB", GREEN);
+        row_text(c, m, x, 4.0, "AB", m.colour);
     }
 }
 
 /// "DN", "UP" or the position in percent while moving.
-fn gear_text(gear: f64) -> Option<(String, Color32)> {
+fn gear_text(gear: f64, normal: Color32) -> Option<(String, Color32)> {
     if !gear.is_finite() {
         return Some(("GEAR ---".into(), AMBER));
     }
     if gear <= 0.001 {
         None // stowed: decluttered
     } else if gear >= 0.999 {
-        Some(("GEAR DN".into(), GREEN))
+        Some(("GEAR DN".into(), normal))
     } else {
         Some(("GEAR TRN".into(), AMBER))
     }
@@ -494,7 +501,7 @@ fn draw_right_column(
     units: Units,
 ) {
     let x = m.centre.x + column_offset(m);
-    row_text(c, m, x, -3.5, &units.fuel_text(r.fuel_kg), GREEN);
+    row_text(c, m, x, -3.5, &units.fuel_text(r.fuel_kg), m.colour);
     let bingo = extras.bingo_fuel_kg > 0.0 && r.fuel_kg <= extras.bingo_fuel_kg;
     if bingo {
         row_text(c, m, x, -2.5, "BINGO", AMBER);
@@ -514,7 +521,7 @@ fn draw_right_column(
             x,
             1.0,
             &format!("R {}", units.altitude_text(ra)),
-            GREEN,
+            m.colour,
         );
     }
     row_text(
@@ -523,16 +530,16 @@ fn draw_right_column(
         x,
         2.0,
         &units.vertical_speed_text(r.vertical_speed_mps),
-        GREEN,
+        m.colour,
     );
     let mut k = 3.0;
-    if let Some((t, colour)) = gear_text(r.gear) {
+    if let Some((t, colour)) = gear_text(r.gear, m.colour) {
         row_text(c, m, x, k, &t, colour);
         k += 1.0;
     }
     for (name, v) in [("FLAPS", r.flaps), ("SPDBRK", r.speedbrake)] {
         if let Some(t) = percent_text(name, v) {
-            row_text(c, m, x, k, &t, GREEN);
+            row_text(c, m, x, k, &t, m.colour);
             k += 1.0;
         }
     }
@@ -573,7 +580,7 @@ fn draw_link(c: &mut Canvas<'_>, m: &Metrics, extras: &HudExtras) {
             Align2::LEFT_TOP,
             &parts.join(" "),
             m.mono(m.small),
-            GREEN,
+            m.colour,
             0.0,
         );
         y += size.y + 3.0 * u;
@@ -713,6 +720,7 @@ mod tests {
             units: Units::Metric,
             ui_scale: f32::NAN,
             vertical_fov_deg: f64::INFINITY,
+            ..HudSettings::default()
         };
         for v in [f64::NAN, f64::INFINITY, -1e300, 1e300, 0.0] {
             assert!(shapes(screen, &reading(v), &extras, &settings) > 0);
@@ -725,6 +733,42 @@ mod tests {
         ] {
             assert_eq!(shapes(bad, &reading(1.0), &extras, &settings), 0);
         }
+    }
+
+    /// Every shape drawn, as text (the shapes' colours appear in it as `Color32`'s Debug).
+    fn drawn(settings: &HudSettings) -> String {
+        let ctx = egui::Context::default();
+        let screen = Rect::from_min_size(Pos2::ZERO, vec2(1280.0, 720.0));
+        let input = egui::RawInput {
+            screen_rect: Some(screen),
+            ..Default::default()
+        };
+        let out = ctx.run_ui(input, |ui| {
+            draw(
+                ui.painter(),
+                screen,
+                &reading(1.0),
+                &HudExtras::default(),
+                settings,
+            )
+        });
+        let text = format!("{:?}", out.shapes);
+        out.drop_without_applying_deltas();
+        text
+    }
+
+    #[test]
+    fn the_symbology_takes_the_chosen_colour() {
+        let green = drawn(&HudSettings::default());
+        let cyan = Color32::from_rgb(110, 230, 255);
+        let custom = drawn(&HudSettings {
+            colour: cyan,
+            ..HudSettings::default()
+        });
+        let name = |c: Color32| format!("{c:?}");
+        assert!(green.contains(&name(GREEN)) && !green.contains(&name(cyan)));
+        assert!(custom.contains(&name(cyan)), "the chosen colour is drawn");
+        assert!(!custom.contains(&name(GREEN)), "and green is not");
     }
 
     #[test]

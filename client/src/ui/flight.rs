@@ -88,7 +88,7 @@ pub(super) fn debrief(
 ) {
     let s = state.layout_scale;
     dim_background(ctx, 170);
-    let units = state.settings.units;
+    let units = state.settings.hud.units;
     let stats = state.debrief.clone();
     panel(ctx, "debrief", 520.0 * s, PANEL, s, |ui| {
         heading(ui, "Debrief");

@@ -122,7 +122,7 @@ fn start(ui: &mut Ui, state: &mut UiState, s: f32) {
         }
         *altitude_m = altitude_m.clamp(lo, hi);
         // Shown and chosen in the player's units, kept in metres.
-        let (factor, suffix, step) = match state.settings.units {
+        let (factor, suffix, step) = match state.settings.hud.units {
             Units::Imperial => (M_PER_FOOT, " ft", 500.0),
             Units::Metric => (1.0, " m", 100.0),
         };

@@ -37,11 +37,11 @@ pub(super) fn show(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>) 
             let typed = state.join.address.clone();
             try_connect(state, &typed, events);
         }
-        if !state.settings.recent_servers.is_empty() {
+        if !state.settings.player.recent_servers.is_empty() {
             ui.add_space(6.0 * s);
             ui.label(RichText::new("Recent servers").strong());
             let mut chosen = None;
-            for address in &state.settings.recent_servers {
+            for address in &state.settings.player.recent_servers {
                 if ui
                     .button(address.as_str())
                     .on_hover_text("Connect to this server")

@@ -14,6 +14,7 @@ mod flight;
 mod free_flight;
 mod join;
 mod menus;
+mod controls_screen;
 mod missions;
 mod settings_screen;
 
@@ -27,6 +28,7 @@ use crate::settings::GameSettings;
 
 pub use free_flight::{WEATHER_PRESETS, weather_label};
 pub use join::format_fingerprint;
+pub use settings_screen::SettingsTab;
 
 /// An aircraft the free-flight setup offers (filled by the window from the loaded packs).
 #[derive(Clone)]
@@ -159,9 +161,11 @@ pub struct UiState {
     /// The player's settings, edited in place by the Settings screen (`Effect::SaveSettings`:
     /// the window saves them).
     pub settings: GameSettings,
-    /// A warning about the settings file (from `GameSettings::load`), shown on the main menu
-    /// until the player dismisses it.
+    /// A warning about the settings file (from `GameSettings::load`, or a failed save), shown
+    /// on the main menu until the player dismisses it.
     pub settings_warning: Option<String>,
+    /// The Settings screen's open tab (kept while the game runs).
+    pub settings_tab: SettingsTab,
     /// A line shown at the top in Flight and Pause (e.g. the session's "connection
     /// interrupted" sentence); set and cleared by the window.
     pub banner: Option<String>,
@@ -173,14 +177,14 @@ pub struct UiState {
     focus_tries: u8,
     /// Whether the trust prompt was up last frame (it takes the focus when it comes up).
     prompt_was_up: bool,
-    /// The UI scale the layout uses; follows `settings.ui_scale` except while its slider is
+    /// The UI scale the layout uses; follows `settings.hud.ui_scale` except while its slider is
     /// being dragged (the slider would move under the pointer).
     layout_scale: f32,
 }
 
 impl UiState {
     pub fn new(settings: GameSettings) -> Self {
-        let layout_scale = clamp_scale(settings.ui_scale);
+        let layout_scale = clamp_scale(settings.hud.ui_scale);
         UiState {
             aircraft: Vec::new(),
             free_flight: FreeFlightSetup::default(),
@@ -191,12 +195,26 @@ impl UiState {
             debrief: None,
             settings,
             settings_warning: None,
+            settings_tab: SettingsTab::default(),
             banner: None,
             last_screen: None,
             focus_pending: true,
             focus_tries: 0,
             prompt_was_up: false,
             layout_scale,
+        }
+    }
+
+    /// Saves the settings to `path` (the window's `Effect::SaveSettings`; `None`: a run without
+    /// a settings file, nothing saved). A failure is shown as the settings warning.
+    pub fn save_settings(&mut self, path: Option<&std::path::Path>) {
+        let Some(path) = path else { return };
+        match self.settings.save(path) {
+            Ok(()) => tracing::debug!(path = %path.display(), "settings saved"),
+            Err(e) => {
+                tracing::warn!("settings not saved: {e}");
+                self.settings_warning = Some(format!("The settings could not be saved: {e}"));
+            }
         }
     }
 
@@ -274,7 +292,7 @@ pub fn show(ctx: &Context, screens: &Screens, state: &mut UiState) -> Vec<Event>
 
     // The Settings screen holds the layout scale while its slider is dragged.
     if screen != Screen::Settings {
-        state.layout_scale = clamp_scale(state.settings.ui_scale);
+        state.layout_scale = clamp_scale(state.settings.hud.ui_scale);
     }
     let mut events = Vec::new();
     let s = state.layout_scale;
