@@ -225,7 +225,7 @@ impl App {
             .map(Arc::new)
             .map_err(|e| AppError::NoDisplay(e.to_string()))?;
         let inner = window.inner_size();
-        let vsync = vsync_of(self.ui.settings.vsync);
+        let vsync = vsync_of(self.ui.settings.graphics.vsync);
         let (mut gpu, surface) = gpu_for_window(
             window.clone(),
             inner.width.max(1),
