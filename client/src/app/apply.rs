@@ -38,7 +38,13 @@ pub struct AudioLevels {
 
 /// The levels for `audio` with the window focused or not.
 pub fn audio_levels(audio: &Audio, focused: bool) -> AudioLevels {
-    let unit = |v: f32| if v.is_finite() { v.clamp(0.0, 1.0) } else { 0.0 };
+    let unit = |v: f32| {
+        if v.is_finite() {
+            v.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
     let muted = audio.mute_when_unfocused && !focused;
     let bus = |b: AudioBus| (b, unit(audio.volume(b)));
     AudioLevels {

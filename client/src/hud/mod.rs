@@ -423,7 +423,14 @@ fn draw_left_column(
     units: Units,
 ) {
     let x = m.centre.x - column_offset(m);
-    row_text(c, m, x, -3.5, &format!("G {}", units::fixed(r.g, 1)), m.colour);
+    row_text(
+        c,
+        m,
+        x,
+        -3.5,
+        &format!("G {}", units::fixed(r.g, 1)),
+        m.colour,
+    );
     row_text(
         c,
         m,

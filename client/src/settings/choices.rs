@@ -36,7 +36,10 @@ pub trait Choice: Copy + PartialEq + Sized + 'static {
 
     /// The names a file may use, for messages: `"on", "adaptive" or "off"`.
     fn names() -> String {
-        let names: Vec<String> = Self::ALL.iter().map(|v| format!("{:?}", v.name())).collect();
+        let names: Vec<String> = Self::ALL
+            .iter()
+            .map(|v| format!("{:?}", v.name()))
+            .collect();
         match names.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
             Some((last, _)) => last.clone(),
@@ -280,7 +283,10 @@ impl HudColour {
     /// `green`, `AMBER`, `#5aff78` or `#5AFF78`.
     pub fn parse(s: &str) -> Result<HudColour, String> {
         let t = s.trim();
-        if let Some((_, _, c)) = Self::NAMED.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(t)) {
+        if let Some((_, _, c)) = Self::NAMED
+            .iter()
+            .find(|(n, _, _)| n.eq_ignore_ascii_case(t))
+        {
             return Ok(*c);
         }
         let bad = || {
@@ -334,7 +340,10 @@ mod tests {
         }
         assert_eq!(VsyncMode::from_name(" FAST "), Some(VsyncMode::Off));
         assert_eq!(VsyncMode::from_name("sometimes"), None);
-        assert_eq!(Fullscreen::from_name("Borderless"), Some(Fullscreen::Borderless));
+        assert_eq!(
+            Fullscreen::from_name("Borderless"),
+            Some(Fullscreen::Borderless)
+        );
         assert_eq!(Fullscreen::from_name("windowed"), Some(Fullscreen::Off));
         assert_eq!(TerrainDetail::from_name("high"), Some(TerrainDetail::High));
         assert_eq!(ModelDetail::from_name("full"), Some(ModelDetail::Full));

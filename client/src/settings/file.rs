@@ -20,8 +20,8 @@ use toml::{Table, Value};
 
 use super::{
     Audio, AudioBus, Camera, Choice, FOV_RANGE_DEG, FPS_CAP_RANGE, GameSettings, Graphics, Hud,
-    HudColour, MAX_CALLSIGN_BYTES, MAX_RECENT_SERVERS, Net, Player, RENDER_SCALE_RANGE,
-    Resolution, UI_SCALE_RANGE, VOLUME_RANGE, net_ranges, sanitize_callsign, usable_address,
+    HudColour, MAX_CALLSIGN_BYTES, MAX_RECENT_SERVERS, Net, Player, RENDER_SCALE_RANGE, Resolution,
+    UI_SCALE_RANGE, VOLUME_RANGE, net_ranges, sanitize_callsign, usable_address,
 };
 use crate::hud::Units;
 
@@ -35,6 +35,9 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024;
 const MAX_NAMED: usize = 6;
 /// Lines a broken file's salvage joins at most to complete one multi-line value.
 const MAX_JOINED_LINES: usize = 64;
+/// Bytes the salvage's joined attempts parse at most in all (a file of unclosed arrays would
+/// otherwise cost 64 parses of up to 64 lines per line); past it, lines are read one by one.
+const SALVAGE_JOIN_BUDGET_BYTES: usize = 2 * 1024 * 1024;
 /// Numbered `.invalid.N` names tried at most before giving up on moving a file aside.
 const MAX_INVALID_COPIES: u32 = 999;
 /// The first line of every saved file.
@@ -94,7 +97,11 @@ pub fn invalid_path(path: &Path, n: u32) -> PathBuf {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "settings".to_owned());
     let ext = path.extension().map(|e| e.to_string_lossy().into_owned());
-    let number = if n == 0 { String::new() } else { format!(".{n}") };
+    let number = if n == 0 {
+        String::new()
+    } else {
+        format!(".{n}")
+    };
     let name = match ext {
         Some(e) => format!("{stem}.invalid{number}.{e}"),
         None => format!("{stem}.invalid{number}"),
@@ -246,7 +253,10 @@ impl GameSettings {
     /// The settings as a TOML table (the file's content without its comment header).
     pub fn to_table(&self) -> Table {
         let mut root = self.unknown.clone();
-        root.insert("graphics".into(), Value::Table(graphics_table(&self.graphics)));
+        root.insert(
+            "graphics".into(),
+            Value::Table(graphics_table(&self.graphics)),
+        );
         root.insert("audio".into(), Value::Table(audio_table(&self.audio)));
         root.insert("hud".into(), Value::Table(hud_table(&self.hud)));
         root.insert("camera".into(), Value::Table(camera_table(&self.camera)));
@@ -449,6 +459,7 @@ fn salvage(text: &str, report: &mut Report) -> Table {
     let mut root = Table::new();
     let mut section: Option<Vec<String>> = Some(Vec::new());
     let mut dropped = 0usize;
+    let mut budget = SALVAGE_JOIN_BUDGET_BYTES;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -474,6 +485,10 @@ fn salvage(text: &str, report: &mut Report) -> Table {
             for extra in 1..=MAX_JOINED_LINES.min(lines.len() - i) {
                 chunk.push('\n');
                 chunk.push_str(lines[i + extra - 1]);
+                if chunk.len() > budget {
+                    break;
+                }
+                budget -= chunk.len();
                 if let Ok(t) = toml::from_str::<Table>(&chunk) {
                     parsed = Some((t, extra));
                     break;
@@ -1000,7 +1015,13 @@ fn player_table(p: &Player) -> Table {
     t.insert("callsign".into(), text(p.callsign.clone()));
     t.insert(
         "recent_servers".into(),
-        Value::Array(p.recent_servers.iter().cloned().map(Value::String).collect()),
+        Value::Array(
+            p.recent_servers
+                .iter()
+                .cloned()
+                .map(Value::String)
+                .collect(),
+        ),
     );
     t
 }

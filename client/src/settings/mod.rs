@@ -16,10 +16,12 @@ use std::time::Duration;
 use crate::client::ClientConfig;
 use crate::hud::{HudSettings, Units};
 
-pub use choices::{Choice, Fullscreen, HudColour, ModelDetail, Resolution, TerrainDetail, VsyncMode};
+pub use choices::{
+    Choice, Fullscreen, HudColour, ModelDetail, Resolution, TerrainDetail, VsyncMode,
+};
 pub use file::{
-    FILE_NAME, LEGACY_FILE_NAME, Loaded, MAX_FILE_BYTES, SettingsError, default_path,
-    invalid_path, legacy_path,
+    FILE_NAME, LEGACY_FILE_NAME, Loaded, MAX_FILE_BYTES, SettingsError, default_path, invalid_path,
+    legacy_path,
 };
 
 /// Recent servers kept.
@@ -417,7 +419,10 @@ mod tests {
         assert_eq!(c.prediction.visual_half_life, Duration::ZERO);
         // A ceiling under the floor is raised to it.
         assert_eq!(c.interpolation.max_delay, Duration::from_millis(200));
-        assert_eq!(c.max_catchup_ticks, base.max_catchup_ticks, "the rest untouched");
+        assert_eq!(
+            c.max_catchup_ticks, base.max_catchup_ticks,
+            "the rest untouched"
+        );
     }
 
     #[test]
@@ -476,10 +481,12 @@ mod tests {
             .insert("hdr".into(), toml::Value::Boolean(true));
         s.unknown
             .insert("mods".into(), toml::Value::Table(toml::Table::new()));
-        let mut expected = GameSettings::default();
-        expected.player = s.player.clone();
+        let mut expected = GameSettings {
+            player: s.player.clone(),
+            unknown: s.unknown.clone(),
+            ..GameSettings::default()
+        };
         expected.graphics.unknown = s.graphics.unknown.clone();
-        expected.unknown = s.unknown.clone();
         s.restore_defaults();
         assert_eq!(s, expected);
     }

@@ -10,11 +10,11 @@
 //! Everything is drawn in `egui::Area`s on the given `Context`, so it works whether the window
 //! runs `Context::run_ui` or `run_pass`, over whatever the window already drew.
 
+mod controls_screen;
 mod flight;
 mod free_flight;
 mod join;
 mod menus;
-mod controls_screen;
 mod missions;
 mod settings_screen;
 

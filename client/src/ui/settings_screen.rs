@@ -273,10 +273,13 @@ fn network(ui: &mut Ui, n: &mut Net) {
             .text("Snap corrections beyond"),
     );
     ui.add(
-        Slider::new(&mut n.correction_speed_mps, net_ranges::CORRECTION_SPEED_MPS)
-            .logarithmic(true)
-            .suffix(" m/s")
-            .text("Fastest correction"),
+        Slider::new(
+            &mut n.correction_speed_mps,
+            net_ranges::CORRECTION_SPEED_MPS,
+        )
+        .logarithmic(true)
+        .suffix(" m/s")
+        .text("Fastest correction"),
     );
     label(ui, "Other aircraft");
     ui.add(
@@ -308,9 +311,12 @@ fn network(ui: &mut Ui, n: &mut Net) {
             .text("Longest delay"),
     );
     ui.add(
-        Slider::new(&mut n.max_extrapolation_ms, net_ranges::MAX_EXTRAPOLATION_MS)
-            .suffix(" ms")
-            .text("Longest extrapolation"),
+        Slider::new(
+            &mut n.max_extrapolation_ms,
+            net_ranges::MAX_EXTRAPOLATION_MS,
+        )
+        .suffix(" ms")
+        .text("Longest extrapolation"),
     );
     if n.interp_max_delay_ms < n.interp_min_delay_ms {
         note(ui, "The longest delay is raised to the shortest.");
@@ -333,7 +339,10 @@ fn player(ui: &mut Ui, set: &mut GameSettings) {
     if edit.changed() {
         p.callsign = sanitize_callsign(&callsign);
     }
-    note(ui, "The name other players see; empty lets the server name you.");
+    note(
+        ui,
+        "The name other players see; empty lets the server name you.",
+    );
     ui.add_space(4.0);
     let n = p.recent_servers.len();
     ui.label(match n {
