@@ -2,13 +2,16 @@
 //! graphics, audio volumes per bus, the HUD, the camera, advanced network tuning, and the
 //! player's callsign and recent servers.
 //!
-//! Owns: the settings' types, ranges and defaults ([`GameSettings`]); the file format, its
-//! robust reading (every valid value of a partly broken file kept and the file moved aside as
-//! `user.invalid.toml`), the migration from the older `settings.toml` and the atomic save
-//! ([`file`]). Must not: apply the settings (the window, the HUD and the client read them).
+//! Owns: the settings' types, ranges and defaults ([`GameSettings`]); the keys and their checks
+//! (`format`), reading what can be read of a file TOML refuses (`salvage`), and the file on
+//! disk — every valid value of a partly broken file kept and the file moved aside as
+//! `user.invalid.toml`, the migration from the older `settings.toml`, the atomic save (`file`).
+//! Must not: apply the settings (the window, the HUD and the client read them).
 
 mod choices;
 mod file;
+mod format;
+mod salvage;
 
 use std::ops::RangeInclusive;
 use std::time::Duration;

@@ -2,7 +2,12 @@
 //! partly broken file (valid values kept, file moved aside, warning), values out of range.
 
 use super::*;
-use crate::settings::{Fullscreen, ModelDetail, TerrainDetail, VsyncMode};
+use crate::hud::Units;
+use crate::settings::{
+    AudioBus, Fullscreen, Graphics, HudColour, MAX_RECENT_SERVERS, ModelDetail, Resolution,
+    TerrainDetail, VsyncMode, sanitize_callsign,
+};
+use toml::{Table, Value};
 
 fn dir() -> tempfile::TempDir {
     tempfile::tempdir().expect("temp dir")
