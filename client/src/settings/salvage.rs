@@ -11,7 +11,7 @@ use toml::{Table, Value};
 const MAX_JOINED_LINES: usize = 64;
 /// Bytes the joined attempts parse at most in all (a file of unclosed arrays would otherwise
 /// cost 64 parses of up to 64 lines per line); past it, lines are read one by one.
-const SALVAGE_JOIN_BUDGET_BYTES: usize = 2 * 1024 * 1024;
+const SALVAGE_JOIN_BUDGET_BYTES: usize = 512 * 1024;
 
 /// Adds what `from` has and `into` lacks, table by table (the first occurrence of a key wins,
 /// as it would have had the file parsed).
