@@ -217,7 +217,9 @@ impl App {
         let mut attrs = Window::default_attributes()
             .with_title("fighters-legacy")
             .with_inner_size(PhysicalSize::new(w, h));
-        if mode == WindowMode::Borderless {
+        // `--size` asks for a window of that size: no fullscreen for this run (until the
+        // player changes the setting).
+        if mode == WindowMode::Borderless && self.opts.size.is_none() {
             attrs = attrs.with_fullscreen(Some(WinitFullscreen::Borderless(None)));
         }
         let window = event_loop
