@@ -18,6 +18,7 @@
 
 pub mod action;
 pub mod axis;
+pub mod backend;
 pub mod binding;
 pub mod capture;
 pub mod device;
@@ -33,6 +34,7 @@ pub mod store;
 
 pub use action::{Action, ActionGroup, ActionKind};
 pub use axis::{AxisPart, AxisSettings, Travel};
+pub use backend::Devices;
 pub use binding::{BindError, Binding, Bindings, Input, Place, Resolution, Slot, Source};
 pub use capture::{Capture, CaptureState, Choice, Conflict, DeviceReadout, readout};
 pub use device::{DeviceEvent, DeviceId, DeviceInfo, DeviceKind, DeviceSet, DeviceSlot};

@@ -196,6 +196,29 @@ impl Mapper {
         &self.bindings
     }
 
+    /// Controls back to an air start for a new flight (throttle 80 %, gear up, every toggle
+    /// off, stick centred), keeping the bindings, the devices and what is held.
+    pub fn reset_controls(&mut self) {
+        let fresh = Mapper::new(Bindings::empty());
+        self.key_pitch = fresh.key_pitch;
+        self.key_roll = fresh.key_roll;
+        self.key_yaw = fresh.key_yaw;
+        self.throttle = fresh.throttle;
+        self.afterburner = fresh.afterburner;
+        self.gear_down = fresh.gear_down;
+        self.flaps = fresh.flaps;
+        self.speedbrake = fresh.speedbrake;
+        self.hook_down = fresh.hook_down;
+        self.canopy_open = fresh.canopy_open;
+        self.ecm = fresh.ecm;
+        self.station_step = 0;
+        self.radar_step = 0;
+        self.eject_ticks = 0;
+        self.tapped.clear();
+        self.game.clear();
+        self.lever_active = None;
+    }
+
     /// Replaces the bindings (the Settings screen applied a change). Held keys and buttons
     /// stay held; what axis bindings remembered starts over.
     pub fn set_bindings(&mut self, bindings: Bindings) {
@@ -1089,6 +1112,25 @@ mod tests {
         m.event(&raw_axis(10, 0.0), true);
         m.event(&raw_axis(10, 0.9), true);
         assert!(m.tick().gear_down);
+    }
+
+    #[test]
+    fn a_new_flight_starts_from_an_air_start_with_the_devices_kept() {
+        let mut p = defaults();
+        p.event(&pad(), true);
+        press(&mut p, "G");
+        press(&mut p, "Tab");
+        press(&mut p, "S");
+        for _ in 0..10 {
+            p.tick();
+        }
+        p.reset_controls();
+        let c = p.controls();
+        assert!(!c.gear_down && !c.afterburner && c.throttle == 0.8);
+        assert_eq!(p.devices().len(), 1);
+        // S is still held: the stick ramps again from the centre.
+        let c = p.tick();
+        assert!(c.pitch > 0.0 && c.pitch < 0.1, "{}", c.pitch);
     }
 
     #[test]
