@@ -60,6 +60,8 @@ pub struct AppOptions {
     pub scripted: Option<Scripted>,
     /// The settings file (`None`: defaults, never saved).
     pub settings_path: Option<PathBuf>,
+    /// The bindings file, `bindings.toml` (`None`: the default controls).
+    pub bindings_path: Option<PathBuf>,
     /// Window size, physical pixels.
     pub size: (u32, u32),
 }
