@@ -305,6 +305,19 @@ impl Bindings {
         }
     }
 
+    /// Every binding without copying its place: (source, action, slot, binding).
+    pub fn entries(&self) -> impl Iterator<Item = (&Source, Action, Slot, &Binding)> + '_ {
+        self.tables.iter().flat_map(|(source, table)| {
+            table.iter().flat_map(move |(action, row)| {
+                Slot::BOTH.into_iter().filter_map(move |slot| {
+                    row[slot.index()]
+                        .as_ref()
+                        .map(|b| (source, *action, slot, b))
+                })
+            })
+        })
+    }
+
     /// Every binding, by source, action and slot.
     pub fn iter(&self) -> impl Iterator<Item = (Place, &Binding)> + '_ {
         self.tables.iter().flat_map(|(source, table)| {

@@ -274,8 +274,8 @@ impl Mapper {
                 if !pressed {
                     self.keys.remove(key);
                 } else if flying && !repeat && self.keys.insert(key.clone()) {
-                    self.pressed(|p, b| {
-                        p.source == Source::Keyboard && b.input == Input::Key(key.clone())
+                    self.pressed(|source, input| {
+                        *source == Source::Keyboard && matches!(input, Input::Key(k) if k == key)
                     });
                 }
             }
@@ -283,8 +283,8 @@ impl Mapper {
                 if !pressed {
                     self.mouse.remove(button);
                 } else if flying && self.mouse.insert(*button) {
-                    self.pressed(|p, b| {
-                        p.source == Source::Keyboard && b.input == Input::Mouse(*button)
+                    self.pressed(|source, input| {
+                        *source == Source::Keyboard && *input == Input::Mouse(*button)
                     });
                 }
             }
@@ -314,7 +314,7 @@ impl Mapper {
                 self.buttons.insert((slot, code), named);
                 let id = d.id.clone();
                 let gamepad = d.is_gamepad();
-                self.pressed(|p, b| match (&p.source, &b.input) {
+                self.pressed(|source, input| match (source, input) {
                     (Source::Device(i), Input::Button(c)) => *i == id && *c == code,
                     (Source::Gamepad, Input::PadButton(n)) => gamepad && Some(*n) == named,
                     _ => false,
@@ -336,12 +336,12 @@ impl Mapper {
     }
 
     /// A press of an input: every action bound to it (by `matches`) fires once.
-    fn pressed(&mut self, matches: impl Fn(&Place, &Binding) -> bool) {
+    fn pressed(&mut self, matches: impl Fn(&Source, &Input) -> bool) {
         let actions: BTreeSet<Action> = self
             .bindings
-            .iter()
-            .filter(|(p, b)| matches(p, b))
-            .map(|(p, _)| p.action)
+            .entries()
+            .filter(|(source, _, _, b)| matches(source, &b.input))
+            .map(|(_, action, _, _)| action)
             .collect();
         for a in actions {
             self.fire(a);
@@ -393,9 +393,18 @@ impl Mapper {
             return Vec::new();
         };
         self.bindings
-            .iter()
-            .filter(|(p, b)| reads(d, &p.source, &b.input) == Some(code))
-            .map(|(p, b)| (p, b.clone()))
+            .entries()
+            .filter(|(source, _, _, b)| reads(d, source, &b.input) == Some(code))
+            .map(|(source, action, slot, b)| {
+                (
+                    Place {
+                        source: source.clone(),
+                        action,
+                        slot,
+                    },
+                    b.clone(),
+                )
+            })
             .collect()
     }
 
@@ -472,9 +481,9 @@ impl Mapper {
         for a in &self.tapped {
             l.level[idx(*a)] = 1.0;
         }
-        for (place, b) in self.bindings.iter() {
-            let i = idx(place.action);
-            let kind = place.action.kind();
+        for (source, action, slot_of_binding, b) in self.bindings.entries() {
+            let i = idx(action);
+            let kind = action.kind();
             match &b.input {
                 Input::Key(k) => {
                     if self.keys.contains(k) {
@@ -495,7 +504,7 @@ impl Mapper {
                     }
                 }
                 Input::Button(code) => {
-                    if let Source::Device(id) = &place.source
+                    if let Source::Device(id) = source
                         && let Some((slot, _)) = self.devices.find(id)
                         && self.buttons.contains_key(&(slot, *code))
                     {
@@ -504,7 +513,7 @@ impl Mapper {
                 }
                 Input::PadAxis(..) | Input::Axis(..) => {
                     for (slot, d) in self.devices.iter() {
-                        let Some(t) = travel(d, &place.source, &b.input) else {
+                        let Some(t) = travel(d, source, &b.input) else {
                             continue;
                         };
                         match kind {
@@ -512,7 +521,12 @@ impl Mapper {
                             ActionKind::Rate => l.level[i] = l.level[i].max(b.axis.lever(t)),
                             ActionKind::Lever => {}
                             _ => {
-                                if self.axis_pressed.contains(&(place.clone(), slot)) {
+                                let place = Place {
+                                    source: source.clone(),
+                                    action,
+                                    slot: slot_of_binding,
+                                };
+                                if self.axis_pressed.contains(&(place, slot)) {
                                     l.level[i] = 1.0;
                                 }
                             }
