@@ -11,6 +11,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use fl_input::store::{BindingsFile, StoreError};
 use fl_input::{
     Action, Bindings, DeviceEvent, Devices, InputEvent, Mapper, MenuNav, MouseButton, Ticker, UiKey,
 };
@@ -197,17 +198,21 @@ pub struct InputHub {
     events: Vec<DeviceEvent>,
     /// Hot-plug notices with the window time they came at, oldest first.
     notices: VecDeque<(Duration, String)>,
+    /// Where the bindings are saved (`None`: not saved, e.g. no config directory).
+    file: Option<BindingsFile>,
 }
 
 impl InputHub {
-    /// Starts every device backend; one that cannot start is a warning in the log.
-    pub fn start(bindings: Bindings) -> Self {
+    /// Starts every device backend (one that cannot start is a warning in the log), flying
+    /// with `bindings`, saved to `file`.
+    pub fn start(bindings: Bindings, file: Option<BindingsFile>) -> Self {
         let (source, warnings) = Devices::start();
         for w in warnings {
             tracing::warn!("{w}");
         }
         Self {
             source,
+            file,
             ..Self::without_devices(bindings)
         }
     }
@@ -221,6 +226,7 @@ impl InputHub {
             ticker: Ticker::new(),
             events: Vec::new(),
             notices: VecDeque::new(),
+            file: None,
         }
     }
 
@@ -230,6 +236,21 @@ impl InputHub {
 
     pub fn mapper_mut(&mut self) -> &mut Mapper {
         &mut self.mapper
+    }
+
+    /// The bindings flown now.
+    pub fn bindings(&self) -> &Bindings {
+        self.mapper.bindings()
+    }
+
+    /// Flies with `bindings` from now on and saves them (the Settings screen's "apply"). The
+    /// new bindings apply even when saving fails.
+    pub fn apply_bindings(&mut self, bindings: Bindings) -> Result<(), StoreError> {
+        self.mapper.set_bindings(bindings);
+        match &mut self.file {
+            Some(f) => f.save(self.mapper.bindings()),
+            None => Ok(()),
+        }
     }
 
     /// A pilot for the flight whose state is `state`.
@@ -588,6 +609,32 @@ mod tests {
             keys_of(&ui),
             [(egui::Key::Escape, true), (egui::Key::Escape, false)]
         );
+    }
+
+    #[test]
+    fn applied_bindings_fly_at_once_and_are_saved_as_differences() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("bindings.toml");
+        let loaded = fl_input::store::load(&path);
+        let mut h = InputHub::without_devices(loaded.bindings);
+        h.file = Some(loaded.file);
+        let mut b = h.bindings().clone();
+        b.set(
+            &fl_input::Source::Keyboard,
+            Action::Gear,
+            fl_input::Slot::Primary,
+            fl_input::Binding::key("L"),
+        )
+        .expect("valid");
+        h.apply_bindings(b.clone()).expect("saved");
+        h.key(&ch("l"), true, false, true);
+        assert!(h.mapper().controls().gear_down);
+        let text = std::fs::read_to_string(&path).expect("written");
+        assert!(
+            text.contains("primary = \"L\"") && !text.contains("\"W\""),
+            "{text}"
+        );
+        assert_eq!(fl_input::store::load(&path).bindings, b);
     }
 
     #[test]

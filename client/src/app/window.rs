@@ -137,7 +137,8 @@ impl App {
             None => (GameSettings::default(), None, None),
         };
         let mut ui = UiState::new(settings);
-        let (bindings, bindings_warning) = load_bindings(opts.bindings_path.as_deref());
+        let (bindings, bindings_file, bindings_warning) =
+            load_bindings(opts.bindings_path.as_deref());
         ui.settings_warning = match (warning, bindings_warning) {
             (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
             (a, b) => a.or(b),
@@ -175,7 +176,7 @@ impl App {
                 weather: Weather::CLEAR,
             },
             show_netgraph: false,
-            input: InputHub::start(bindings),
+            input: InputHub::start(bindings, bindings_file),
             audio: fl_audio::AudioOutput::open(),
             started: Instant::now(),
             last_present: None,
@@ -1209,9 +1210,15 @@ fn next_view(f: &Flight, forward: bool) -> Option<u32> {
 /// The player's bindings from `path` (`None`: the defaults). Never fails: a bad file is moved
 /// aside by fl-input and the defaults are used; what went wrong is logged and returned for the
 /// menu's warning line.
-fn load_bindings(path: Option<&std::path::Path>) -> (fl_input::Bindings, Option<String>) {
+fn load_bindings(
+    path: Option<&std::path::Path>,
+) -> (
+    fl_input::Bindings,
+    Option<fl_input::store::BindingsFile>,
+    Option<String>,
+) {
     let Some(path) = path else {
-        return (fl_input::Bindings::defaults(), None);
+        return (fl_input::Bindings::defaults(), None, None);
     };
     let loaded = fl_input::store::load(path);
     for w in &loaded.warnings {
@@ -1222,7 +1229,7 @@ fn load_bindings(path: Option<&std::path::Path>) -> (fl_input::Bindings, Option<
         .iter()
         .find(|w| w.contains("could not") || w.contains("newer"))
         .cloned();
-    (loaded.bindings, warning)
+    (loaded.bindings, Some(loaded.file), warning)
 }
 
 /// Where F12 saves: the user's pictures folder (else the data directory, else here).
