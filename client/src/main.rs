@@ -42,6 +42,10 @@ struct Args {
     /// an older settings.toml beside it is read when it does not exist yet).
     #[arg(long, value_name = "TOML")]
     settings: Option<PathBuf>,
+    /// The controls' bindings file (default, windowed: the OS config dir's
+    /// fighters-legacy/bindings.toml). A bad file is moved aside and the defaults used.
+    #[arg(long, value_name = "TOML")]
+    bindings: Option<PathBuf>,
     /// Join a server (default port 4778).
     #[arg(long, value_name = "HOST[:PORT]", conflicts_with_all = ["single_player", "linksim"])]
     connect: Option<String>,
@@ -152,6 +156,13 @@ fn ms(v: f64, what: &str) -> Result<Duration> {
 fn main_inner(args: Args) -> Result<bool> {
     if !args.headless {
         return windowed(args);
+    }
+    // Headless flies an autopilot, but a bindings file given is still checked the way the game
+    // reads it: a bad one is moved aside with a warning, never an error.
+    if let Some(path) = &args.bindings {
+        for w in fl_input::store::load(path).warnings {
+            tracing::warn!("bindings: {w}");
+        }
     }
     let seconds = args.seconds.unwrap_or(10.0);
     if !(seconds.is_finite() && seconds >= 0.0) {
@@ -324,6 +335,7 @@ fn windowed(args: Args) -> Result<bool> {
         settings_path: args
             .settings
             .or_else(fighters_legacy::settings::default_path),
+        bindings_path: args.bindings.or_else(fl_input::store::default_path),
         size,
     };
     let outcome = app::run(opts)?;

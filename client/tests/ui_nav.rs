@@ -11,7 +11,7 @@ use egui::Key;
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use fighters_legacy::app::keyboard::Gamepads;
+use fighters_legacy::app::keyboard::InputHub;
 use fighters_legacy::hud::Units;
 use fighters_legacy::screens::{Effect, Event, Screen, Screens, SessionKind};
 use fighters_legacy::settings::GameSettings;
@@ -19,7 +19,7 @@ use fighters_legacy::ui::{
     AircraftChoice, DebriefStats, MissionChoice, SettingsTab, StartPosition, TofuPrompt, UiState,
     show,
 };
-use fl_input::{PadAxis, PadButton, PadEvent, PadId};
+use fl_input::{Bindings, DeviceEvent, DeviceInfo, DeviceKind, DeviceSlot, PadAxis, PadButton};
 
 /// What the window keeps: the state machine, the screens' state, the effects asked for, and
 /// the settings file (`Effect::SaveSettings` saves there as the window does).
@@ -543,26 +543,29 @@ fn the_ui_scale_scales_the_menus() {
     assert!(w2 > 1.8 * w1 && h2 > 1.8 * h1, "{w1}x{h1} → {w2}x{h2}");
 }
 
-/// A gamepad's events through the window's path: `Gamepads::feed` (fl-input's menu navigation)
+/// A gamepad's events through the window's path: `InputHub::feed` (fl-input's menu navigation)
 /// gives egui key events, added to the next frame's input as the window adds them.
+/// The test pad's slot.
+const PAD: DeviceSlot = DeviceSlot(0);
+
 struct Pad {
-    pads: Gamepads,
+    pads: InputHub,
     now: Duration,
 }
 
 impl Pad {
     fn new() -> Pad {
         Pad {
-            pads: Gamepads::without_devices(),
+            pads: InputHub::without_devices(Bindings::defaults()),
             now: Duration::ZERO,
         }
     }
 
     /// One frame 50 ms after the last with `events`.
-    fn frame(&mut self, h: &mut Harness<'_, Game>, events: &[PadEvent]) {
+    fn frame(&mut self, h: &mut Harness<'_, Game>, events: &[DeviceEvent]) {
         self.now += Duration::from_millis(50);
         let flying = screen(h) == Screen::Flight;
-        for e in self.pads.feed(events, self.now, flying, None) {
+        for e in self.pads.feed(events, self.now, flying) {
             h.event(e);
         }
         h.run();
@@ -573,9 +576,10 @@ impl Pad {
         for pressed in [true, false] {
             self.frame(
                 h,
-                &[PadEvent::Button {
-                    pad: PadId(0),
-                    button,
+                &[DeviceEvent::Button {
+                    slot: PAD,
+                    code: 0,
+                    named: Some(button),
                     pressed,
                 }],
             );
@@ -585,9 +589,10 @@ impl Pad {
     fn stick_y(&mut self, h: &mut Harness<'_, Game>, value: f32) {
         self.frame(
             h,
-            &[PadEvent::Axis {
-                pad: PadId(0),
-                axis: PadAxis::LeftY,
+            &[DeviceEvent::Axis {
+                slot: PAD,
+                code: 1,
+                named: Some(PadAxis::LeftY),
                 value,
             }],
         );
@@ -603,9 +608,13 @@ fn every_screen_is_navigable_by_gamepad() {
     let mut pad = Pad::new();
     pad.frame(
         &mut h,
-        &[PadEvent::Connected {
-            pad: PadId(0),
-            name: "Test Pad".into(),
+        &[DeviceEvent::Connected {
+            slot: PAD,
+            info: DeviceInfo {
+                name: "Test Pad".into(),
+                uuid: [0; 16],
+                kind: DeviceKind::Gamepad,
+            },
         }],
     );
     assert!(focused(&h, "Free Flight"));
@@ -640,9 +649,10 @@ fn every_screen_is_navigable_by_gamepad() {
     assert!(focused(&h, "Free Flight"));
     pad.frame(
         &mut h,
-        &[PadEvent::Button {
-            pad: PadId(0),
-            button: PadButton::DPadDown,
+        &[DeviceEvent::Button {
+            slot: PAD,
+            code: 0,
+            named: Some(PadButton::DPadDown),
             pressed: true,
         }],
     );
@@ -657,9 +667,10 @@ fn every_screen_is_navigable_by_gamepad() {
     assert!(focused(&h, "Join a Server"), "one repeat by 0.45 s");
     pad.frame(
         &mut h,
-        &[PadEvent::Button {
-            pad: PadId(0),
-            button: PadButton::DPadDown,
+        &[DeviceEvent::Button {
+            slot: PAD,
+            code: 0,
+            named: Some(PadButton::DPadDown),
             pressed: false,
         }],
     );

@@ -64,6 +64,15 @@ impl ScratchHome {
         self.path().join("settings.toml")
     }
 
+    /// The game's bindings file inside the scratch home (where the game looks by default:
+    /// `$XDG_CONFIG_HOME/fighters-legacy/bindings.toml`).
+    pub fn bindings(&self) -> PathBuf {
+        self.path()
+            .join("config")
+            .join("fighters-legacy")
+            .join("bindings.toml")
+    }
+
     /// `cmd` pointed at the scratch home (XDG folders included).
     pub fn apply(&self, cmd: &mut Command) {
         let p = self.path();

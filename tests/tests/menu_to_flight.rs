@@ -2,7 +2,8 @@
 //! the main menu, and real key presses (XTEST, as a keyboard sends them) take it through Free
 //! Flight → Fly → Loading → Flight; F12 saves a screenshot that shows sky, terrain and the HUD;
 //! Esc pauses, End Flight shows the debrief, Main Menu, then Quit ends the process with
-//! status 0. Each step waits for the game's own log line of the screen change.
+//! status 0. Each step waits for the game's own log line of the screen change. The player's
+//! `bindings.toml` is corrupt: it is moved aside with a warning and the default keys fly.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -40,6 +41,10 @@ fn press_until(game: &mut RunningGame, keys: &Keys<'_>, key: &str, needle: &str)
 fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
     let Some(x) = Xvfb::start() else { return };
     let home = ScratchHome::new();
+    let bindings = home.bindings();
+    let corrupt = "version = 2\n[keyboard\ngear = { primary = \"L\" }\n";
+    std::fs::create_dir_all(bindings.parent().expect("a folder")).expect("config folder");
+    std::fs::write(&bindings, corrupt).expect("bindings.toml");
     let mut cmd = x.command(&game_binary().to_string_lossy());
     cmd.args(["--size", "640x360", "--settings"])
         .arg(home.settings())
@@ -57,6 +62,17 @@ fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
     let Some(keys) = Keys::for_window(&x, "fighters-legacy", STEP) else {
         return;
     };
+
+    // The corrupt bindings were moved aside, unchanged, and the game said so.
+    let aside = bindings.with_file_name("bindings.invalid.toml");
+    assert_eq!(
+        std::fs::read_to_string(&aside).ok().as_deref(),
+        Some(corrupt),
+        "{}",
+        game.log()
+    );
+    assert!(!bindings.exists());
+    assert!(game.log().contains("could not be used"), "{}", game.log());
 
     press_until(&mut game, &keys, "Return", "screen MainMenu -> FreeFlight");
     press_until(&mut game, &keys, "Return", "screen FreeFlight -> Loading");
@@ -95,4 +111,55 @@ fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
     assert!(status.success(), "exit {status}:\n{}", game.log());
     let log = game.log();
     assert!(!log.contains("panicked"), "{log}");
+}
+
+/// The game flies from the player's `bindings.toml`: the screenshot moved from F12 to F9 (a
+/// difference from the defaults, as the file stores it) takes effect in flight, and F12 no longer
+/// does anything.
+#[test]
+fn a_key_rebound_in_bindings_toml_acts_in_flight() {
+    let Some(x) = Xvfb::start() else { return };
+    let home = ScratchHome::new();
+    let bindings = home.bindings();
+    std::fs::create_dir_all(bindings.parent().expect("a folder")).expect("config folder");
+    std::fs::write(
+        &bindings,
+        "version = 2\n\n[keyboard.screenshot]\nprimary = \"F9\"\n",
+    )
+    .expect("bindings.toml");
+    let mut cmd = x.command(&game_binary().to_string_lossy());
+    cmd.args(["--size", "640x360", "--settings"])
+        .arg(home.settings())
+        .env("RUST_LOG", "warn,fighters_legacy=info");
+    home.apply(&mut cmd);
+    let mut game = RunningGame::spawn(cmd, home.path().join("game.log"));
+    let Some(_) = game.try_wait_for("window opened", Duration::from_secs(180)) else {
+        let log = game.log();
+        if log.contains("no graphics adapter") {
+            fl_fixtures::no_adapter(&log);
+            return;
+        }
+        panic!("the game ended before its window opened:\n{log}");
+    };
+    let Some(keys) = Keys::for_window(&x, "fighters-legacy", STEP) else {
+        return;
+    };
+    press_until(&mut game, &keys, "Return", "screen MainMenu -> FreeFlight");
+    press_until(&mut game, &keys, "Return", "screen FreeFlight -> Loading");
+    game.wait_for("screen Loading -> Flight", Duration::from_secs(240));
+    game.wait_for("first flight frame", STEP);
+    keys.press("F12");
+    assert!(
+        game.try_wait_for("screenshot saved to ", Duration::from_secs(5))
+            .is_none(),
+        "F12 is no longer the screenshot key:\n{}",
+        game.log()
+    );
+    press_until(&mut game, &keys, "F9", "screenshot saved to ");
+    assert!(!game.log().contains("panicked"), "{}", game.log());
+    assert_eq!(
+        std::fs::read_to_string(&bindings).ok().as_deref(),
+        Some("version = 2\n\n[keyboard.screenshot]\nprimary = \"F9\"\n"),
+        "reading the bindings never rewrites them"
+    );
 }

@@ -1,52 +1,63 @@
-//! The window's side of fl-input, until the controls issue's bindings replace the defaults: the
-//! keyboard (with any gamepads added to it) as the [`Pilot`] the client asks once per 60 Hz input
-//! tick, and the gamepads' menu keys and hot-plug notices for the window.
+//! The window's side of fl-input: one [`InputHub`] for the game's whole life (the device
+//! backends, the bindings and the mapper, menu navigation by gamepad, hot-plug notices), and
+//! the [`KeyboardPilot`] the client asks once per 60 Hz input tick during a flight.
 //!
-//! Owns the adapter from [`fl_input::Controls`] to [`PilotInput`], the spawn-trim sync, the gilrs
-//! poll (a gilrs that cannot start is a warning: the keyboard flies alone) and the turning of
-//! [`UiKey`]s into egui key events. Must not: hold key maps, ramps or deadzones (fl-input's), or
-//! read the clock (the window passes its time in).
+//! Owns the adapter from [`fl_input::Controls`] to [`PilotInput`] (station and radar presses
+//! become the absolute selection the message carries), the spawn-trim sync, the backends' poll
+//! (one that cannot start is a warning: the keyboard flies alone) and the turning of [`UiKey`]s
+//! into egui key events. Must not: hold key maps, ramps or deadzones (fl-input's), or read the
+//! clock (the window passes its time in).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use fl_input::{FlightInput, MenuNav, PadEvent, Ticker, UiKey};
+use fl_input::store::{BindingsFile, StoreError};
+use fl_input::{
+    Action, Bindings, DeviceEvent, Devices, InputEvent, Mapper, MenuNav, MouseButton, Ticker, UiKey,
+};
+use fl_protocol::enums::RadarMode;
 
 use crate::client::{Pilot, PilotView};
 use crate::input_clock::PilotInput;
 
-pub use fl_input::{Action, KEYS_HELP, PAD_HELP, action_for};
-
-/// How long a gamepad's hot-plug notice stays on the HUD (as long as a server notice).
+/// How long a hot-plug notice stays on the HUD (as long as a server notice).
 pub const NOTICE_DISPLAY: Duration = crate::netgraph::NOTICE_DISPLAY;
 /// Hot-plug notices kept at most.
 const MAX_NOTICES: usize = 8;
+/// Weapon stations the station keys step through at most (the server ignores a station the
+/// aircraft does not have, and keeps its selection).
+pub const MAX_STATIONS: u8 = 16;
 
-/// The keyboard and the gamepads as a pilot.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KeyboardPilot {
-    input: FlightInput,
+/// What one flight's pilot remembers besides the mapper: whether the spawn trim was taken, and
+/// the station and radar mode selected so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PilotState {
     /// Throttle, gear and flaps were taken from the aircraft as it spawned.
     synced: bool,
+    station: Option<u8>,
+    radar: Option<RadarMode>,
 }
 
-impl KeyboardPilot {
-    /// Controls for an air start: gear up, 80 % throttle (the server trims the spawn).
-    pub fn airborne() -> Self {
-        Self {
-            input: FlightInput::airborne(),
-            synced: false,
-        }
+/// The keyboard and devices (through the mapper) as the pilot of one flight.
+#[derive(Debug)]
+pub struct KeyboardPilot<'a> {
+    mapper: &'a mut Mapper,
+    state: &'a mut PilotState,
+}
+
+impl<'a> KeyboardPilot<'a> {
+    pub fn new(mapper: &'a mut Mapper, state: &'a mut PilotState) -> Self {
+        KeyboardPilot { mapper, state }
     }
 
     /// Takes throttle, gear and flaps from the first predicted state (the spawn's trim), so the
     /// aircraft does not lurch from the defaults. Only once: after that the player has them.
     fn sync(&mut self, state: &fl_flight::AircraftState) {
-        if self.synced {
+        if self.state.synced {
             return;
         }
-        self.synced = true;
-        let now = self.input.controls();
+        self.state.synced = true;
+        let now = self.mapper.controls();
         let throttle = if state.spool.is_finite() {
             state.spool as f32
         } else {
@@ -57,55 +68,69 @@ impl KeyboardPilot {
         } else {
             now.flaps
         };
-        self.input.set_trim(throttle, state.gear > 0.5, flaps);
-    }
-
-    /// A key went down (`repeat`: the OS's auto-repeat, which must not re-toggle).
-    pub fn press(&mut self, a: Action, repeat: bool) {
-        self.input.press(a, repeat);
-    }
-
-    pub fn release(&mut self, a: Action) {
-        self.input.release(a);
-    }
-
-    /// Lets go of every key (the window lost focus, the game paused).
-    pub fn release_all(&mut self) {
-        self.input.release_keys();
-    }
-
-    /// A gamepad event; `flying`: the Flight screen is up (only then do buttons act).
-    pub fn pad_event(&mut self, ev: &PadEvent, flying: bool) {
-        self.input.pad_event(ev, flying);
-    }
-
-    /// The controls as they stand.
-    pub fn controls(&self) -> fl_input::Controls {
-        self.input.controls()
+        self.mapper.set_trim(throttle, state.gear > 0.5, flaps);
     }
 }
 
-impl Pilot for KeyboardPilot {
+impl Pilot for KeyboardPilot<'_> {
     fn command(&mut self, view: &PilotView<'_>) -> PilotInput {
         if let Some(state) = view.state {
             self.sync(state);
         }
-        pilot_input(&self.input.tick())
+        let c = self.mapper.tick();
+        self.state.station = step_station(self.state.station, c.station_step);
+        for _ in 0..c.radar_step {
+            self.state.radar = Some(next_radar(self.state.radar));
+        }
+        PilotInput {
+            station: self.state.station,
+            radar: self.state.radar,
+            ..pilot_input(&c)
+        }
     }
 }
 
-/// fl-input's controls as the client's input.
+/// The station after `step` next (+) / previous (−) presses: from no selection the first press
+/// picks the first station; it wraps within [`MAX_STATIONS`].
+fn step_station(now: Option<u8>, step: i8) -> Option<u8> {
+    if step == 0 {
+        return now;
+    }
+    let n = i32::from(MAX_STATIONS);
+    let from = now.map_or(if step > 0 { -1 } else { 0 }, i32::from);
+    Some((from + i32::from(step)).rem_euclid(n) as u8)
+}
+
+/// The radar mode after one press: off → search → track-while-scan → single target → off.
+fn next_radar(now: Option<RadarMode>) -> RadarMode {
+    match now {
+        None | Some(RadarMode::Silent) => RadarMode::Search,
+        Some(RadarMode::Search) => RadarMode::Tws,
+        Some(RadarMode::Tws) => RadarMode::Stt,
+        Some(RadarMode::Stt) => RadarMode::Silent,
+    }
+}
+
+/// fl-input's controls as the client's input (station and radar left to the server).
 pub fn pilot_input(c: &fl_input::Controls) -> PilotInput {
     PilotInput {
         throttle: c.throttle,
         pitch: c.pitch,
         roll: c.roll,
         yaw: c.yaw,
+        gun: c.gun,
         afterburner: c.afterburner,
+        fire_store: c.fire_store,
+        chaff_flare: c.chaff_flare,
+        ecm: c.ecm,
+        eject: c.eject,
         wheel_brake: c.wheel_brake,
+        respawn: c.respawn,
         flaps: c.flaps,
         speedbrake: if c.speedbrake { 1.0 } else { 0.0 },
         gear_down: c.gear_down,
+        hook_down: c.hook_down,
+        canopy_open: c.canopy_open,
         ..PilotInput::default()
     }
 }
@@ -126,98 +151,177 @@ pub fn egui_events(keys: &[UiKey], flying: bool) -> Vec<egui::Event> {
             (UiKey::Enter, false) => egui::Key::Enter,
             (UiKey::Back, false) => egui::Key::Escape,
         };
-        for pressed in [true, false] {
-            out.push(egui::Event::Key {
-                key,
-                physical_key: None,
-                pressed,
-                repeat: false,
-                modifiers: egui::Modifiers::NONE,
-            });
-        }
+        egui_tap(&mut out, key);
     }
     out
 }
 
-/// The window's gamepads: gilrs (when it started), menu navigation and hot-plug notices.
-#[derive(Debug)]
-pub struct Gamepads {
-    source: Option<fl_input::Gamepads>,
-    nav: MenuNav,
-    ticker: Ticker,
-    events: Vec<PadEvent>,
-    /// Hot-plug notices with the window time they came at, oldest first.
-    notices: VecDeque<(Duration, String)>,
+/// A tapped key: a press and a release.
+fn egui_tap(out: &mut Vec<egui::Event>, key: egui::Key) {
+    for pressed in [true, false] {
+        out.push(egui::Event::Key {
+            key,
+            physical_key: None,
+            pressed,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
 }
 
-impl Gamepads {
-    /// Starts gilrs; when it cannot, says so in the log and goes on without gamepads.
-    pub fn start() -> Self {
-        let source = match fl_input::Gamepads::new() {
-            Ok(g) => Some(g),
-            Err(e) => {
-                tracing::warn!("{e}; the keyboard and mouse still work");
-                None
+/// Adds an Escape tap to `events` unless one is there (the pause binding fired; Start or Esc
+/// may already have paused this frame).
+pub fn add_pause(events: &mut Vec<egui::Event>) {
+    let has_escape = events.iter().any(|e| {
+        matches!(
+            e,
+            egui::Event::Key {
+                key: egui::Key::Escape,
+                pressed: true,
+                ..
             }
-        };
+        )
+    });
+    if !has_escape {
+        egui_tap(events, egui::Key::Escape);
+    }
+}
+
+/// The game's input for its whole life: device backends, the mapper with the player's
+/// bindings, gamepad menu navigation and hot-plug notices.
+#[derive(Debug)]
+pub struct InputHub {
+    source: Devices,
+    mapper: Mapper,
+    nav: MenuNav,
+    ticker: Ticker,
+    events: Vec<DeviceEvent>,
+    /// Hot-plug notices with the window time they came at, oldest first.
+    notices: VecDeque<(Duration, String)>,
+    /// Where the bindings are saved (`None`: not saved, e.g. no config directory).
+    file: Option<BindingsFile>,
+}
+
+impl InputHub {
+    /// Starts every device backend (one that cannot start is a warning in the log), flying
+    /// with `bindings`, saved to `file`.
+    pub fn start(bindings: Bindings, file: Option<BindingsFile>) -> Self {
+        let (source, warnings) = Devices::start();
+        for w in warnings {
+            tracing::warn!("{w}");
+        }
         Self {
             source,
-            ..Self::without_devices()
+            file,
+            ..Self::without_devices(bindings)
         }
     }
 
-    /// No gamepad backend at all (tests feed events with [`Gamepads::feed`]).
-    pub fn without_devices() -> Self {
+    /// No device backend at all (tests feed events with [`InputHub::feed`]).
+    pub fn without_devices(bindings: Bindings) -> Self {
         Self {
-            source: None,
+            source: Devices::none(),
+            mapper: Mapper::new(bindings),
             nav: MenuNav::new(),
             ticker: Ticker::new(),
             events: Vec::new(),
             notices: VecDeque::new(),
+            file: None,
         }
     }
 
-    /// Once per frame: reads the pads (at window time `now`), hands their events to `pilot` and
-    /// to the menu navigation, and returns the egui key events to add to this frame's input.
-    /// `flying`: the Flight screen is up.
-    pub fn poll(
-        &mut self,
-        now: Duration,
-        flying: bool,
-        pilot: Option<&mut KeyboardPilot>,
-    ) -> Vec<egui::Event> {
+    pub fn mapper(&self) -> &Mapper {
+        &self.mapper
+    }
+
+    pub fn mapper_mut(&mut self) -> &mut Mapper {
+        &mut self.mapper
+    }
+
+    /// The bindings flown now.
+    pub fn bindings(&self) -> &Bindings {
+        self.mapper.bindings()
+    }
+
+    /// Flies with `bindings` from now on and saves them (the Settings screen's "apply"). The
+    /// new bindings apply even when saving fails.
+    pub fn apply_bindings(&mut self, bindings: Bindings) -> Result<(), StoreError> {
+        self.mapper.set_bindings(bindings);
+        match &mut self.file {
+            Some(f) => f.save(self.mapper.bindings()),
+            None => Ok(()),
+        }
+    }
+
+    /// A pilot for the flight whose state is `state`.
+    pub fn pilot<'a>(&'a mut self, state: &'a mut PilotState) -> KeyboardPilot<'a> {
+        KeyboardPilot::new(&mut self.mapper, state)
+    }
+
+    /// A new flight starts: controls back to an air start (the spawn trims them).
+    pub fn new_flight(&mut self) {
+        self.mapper.reset_controls();
+    }
+
+    /// A key went down or up in the window. `flying`: the Flight screen is up.
+    pub fn key(&mut self, key: &winit::keyboard::Key, pressed: bool, repeat: bool, flying: bool) {
+        if let Some(ev) = InputEvent::key(key, pressed, repeat) {
+            self.mapper.event(&ev, flying);
+        }
+    }
+
+    /// A mouse button went down or up in the window.
+    pub fn mouse(&mut self, button: winit::event::MouseButton, pressed: bool, flying: bool) {
+        let ev = InputEvent::Mouse {
+            button: MouseButton::from(button),
+            pressed,
+        };
+        self.mapper.event(&ev, flying);
+    }
+
+    /// Lets go of every key and mouse button (the window lost focus, the game paused).
+    pub fn release_all(&mut self) {
+        self.mapper.release_keys();
+    }
+
+    /// The game's own actions pressed since the last call (camera, views, pause, …).
+    pub fn take_game_actions(&mut self) -> Vec<Action> {
+        self.mapper.take_game_actions()
+    }
+
+    /// Once per frame: reads the devices (at window time `now`), hands their events to the
+    /// mapper and the menu navigation, and returns the egui key events to add to this frame's
+    /// input. `flying`: the Flight screen is up.
+    pub fn poll(&mut self, now: Duration, flying: bool) -> Vec<egui::Event> {
         let mut events = std::mem::take(&mut self.events);
         events.clear();
-        if let Some(s) = &mut self.source {
-            s.poll(&mut events);
-        }
-        let out = self.feed(&events, now, flying, pilot);
+        self.source.poll(&mut events);
+        let out = self.feed(&events, now, flying);
         self.events = events;
         out
     }
 
-    /// [`Gamepads::poll`] with the events given.
+    /// [`InputHub::poll`] with the events given.
     pub fn feed(
         &mut self,
-        events: &[PadEvent],
+        events: &[DeviceEvent],
         now: Duration,
         flying: bool,
-        mut pilot: Option<&mut KeyboardPilot>,
     ) -> Vec<egui::Event> {
         // The time since the last frame passed with the pads as they were: tick, then apply.
         self.nav.tick(self.ticker.advance(now));
         for ev in events {
-            if let Some(n) = ev.notice() {
-                tracing::info!("{n}");
-                if self.notices.len() >= MAX_NOTICES {
-                    self.notices.pop_front();
-                }
-                self.notices.push_back((now, n));
+            self.mapper.event(&InputEvent::Device(ev.clone()), flying);
+            if let Some(p) = ev.pad_event() {
+                self.nav.event(&p);
             }
-            if let Some(p) = pilot.as_deref_mut() {
-                p.pad_event(ev, flying);
+        }
+        for n in self.mapper.take_notices() {
+            tracing::info!("{n}");
+            if self.notices.len() >= MAX_NOTICES {
+                self.notices.pop_front();
             }
-            self.nav.event(ev);
+            self.notices.push_back((now, n));
         }
         egui_events(&self.nav.drain(), flying)
     }
@@ -235,7 +339,8 @@ impl Gamepads {
 mod tests {
     use super::*;
     use fl_flight::math::Vec3;
-    use fl_input::{PadAxis, PadButton, PadId};
+    use fl_input::{DeviceInfo, DeviceKind, DeviceSlot, PadAxis, PadButton};
+    use winit::keyboard::{Key, NamedKey};
 
     fn view(state: Option<&fl_flight::AircraftState>) -> PilotView<'_> {
         PilotView {
@@ -254,21 +359,30 @@ mod tests {
         s
     }
 
+    fn hub() -> InputHub {
+        InputHub::without_devices(Bindings::defaults())
+    }
+
+    fn ch(c: &str) -> Key {
+        Key::Character(c.into())
+    }
+
     #[test]
     fn the_first_state_trims_throttle_gear_and_flaps_once() {
-        let mut p = KeyboardPilot::airborne();
+        let mut h = hub();
+        let mut s = PilotState::default();
         let spawn = parked();
-        let first = p.command(&view(Some(&spawn)));
+        let first = h.pilot(&mut s).command(&view(Some(&spawn)));
         assert!((first.throttle - 0.05).abs() < 1e-6, "{}", first.throttle);
         assert!(first.gear_down);
         assert_eq!(first.flaps, 0.5);
         // Later states do not take the controls back from the player.
-        p.press(Action::Gear, false);
-        p.press(Action::ThrottleUp, false);
+        h.key(&ch("g"), true, false, true);
+        h.key(&ch("+"), true, false, true);
         let mut later = spawn;
         later.spool = 0.9;
         later.flaps = 0.0;
-        let next = p.command(&view(Some(&later)));
+        let next = h.pilot(&mut s).command(&view(Some(&later)));
         assert!(!next.gear_down, "the player's gear toggle stands");
         assert_eq!(next.flaps, 0.5);
         assert!(
@@ -280,40 +394,80 @@ mod tests {
 
     #[test]
     fn no_state_keeps_the_air_start_defaults_and_nonsense_is_ignored() {
-        let mut p = KeyboardPilot::airborne();
-        let c = p.command(&view(None));
+        let mut h = hub();
+        let mut s = PilotState::default();
+        let c = h.pilot(&mut s).command(&view(None));
         assert!((c.throttle - 0.8).abs() < 1e-6 && !c.gear_down && c.flaps == 0.0);
-        let mut q = KeyboardPilot::airborne();
+        let mut h = hub();
+        let mut s = PilotState::default();
         let mut bad = parked();
         bad.spool = f64::NAN;
         bad.flaps = f64::INFINITY;
-        let c = q.command(&view(Some(&bad)));
+        let c = h.pilot(&mut s).command(&view(Some(&bad)));
         assert!((c.throttle - 0.8).abs() < 1e-6, "{}", c.throttle);
         assert_eq!(c.flaps, 0.0);
         assert!(c.gear_down);
     }
 
     #[test]
-    fn controls_become_the_clients_input() {
-        let c = fl_input::Controls {
-            pitch: 0.25,
-            roll: -0.5,
-            yaw: 1.0,
-            throttle: 0.75,
-            afterburner: true,
-            gear_down: true,
-            flaps: 0.5,
-            speedbrake: true,
-            wheel_brake: true,
-        };
-        let i = pilot_input(&c);
+    fn every_control_reaches_the_clients_input() {
+        let mut h = hub();
+        let mut s = PilotState::default();
+        for k in ["h", "o", "j", "v", "x", "x", "r", "r"] {
+            h.key(&ch(k), true, false, true);
+            if k == "x" || k == "r" {
+                h.key(&ch(k), false, false, true);
+            }
+        }
+        h.key(&Key::Named(NamedKey::Control), true, false, true);
+        h.key(&Key::Named(NamedKey::Enter), true, false, true);
+        h.key(&Key::Named(NamedKey::Backspace), true, false, true);
+        let i = h.pilot(&mut s).command(&view(None));
+        assert!(i.hook_down && i.canopy_open && i.ecm && i.chaff_flare);
+        assert!(i.gun && i.fire_store && i.respawn && !i.eject);
         assert_eq!(
-            (i.pitch, i.roll, i.yaw, i.throttle),
-            (0.25, -0.5, 1.0, 0.75)
+            i.station,
+            Some(1),
+            "two presses from none: the second station"
         );
-        assert!(i.afterburner && i.gear_down && i.wheel_brake);
-        assert_eq!((i.flaps, i.speedbrake), (0.5, 1.0));
-        assert!(!i.gun && !i.eject && i.station.is_none());
+        assert_eq!(i.radar, Some(RadarMode::Tws));
+        // The selection stays when nothing is pressed; previous wraps.
+        let i = h.pilot(&mut s).command(&view(None));
+        assert_eq!((i.station, i.radar), (Some(1), Some(RadarMode::Tws)));
+        for _ in 0..2 {
+            h.key(&ch("z"), true, false, true);
+            h.key(&ch("z"), false, false, true);
+        }
+        let i = h.pilot(&mut s).command(&view(None));
+        assert_eq!(i.station, Some(MAX_STATIONS - 1));
+        // The mouse's left button is the gun's alternate.
+        h.release_all();
+        h.mouse(winit::event::MouseButton::Left, true, true);
+        assert!(h.pilot(&mut s).command(&view(None)).gun);
+    }
+
+    #[test]
+    fn station_and_radar_steps() {
+        assert_eq!(step_station(None, 0), None);
+        assert_eq!(step_station(None, 1), Some(0));
+        assert_eq!(step_station(None, -1), Some(MAX_STATIONS - 1));
+        assert_eq!(step_station(Some(MAX_STATIONS - 1), 1), Some(0));
+        assert_eq!(step_station(Some(3), -2), Some(1));
+        let mut r = None;
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            r = Some(next_radar(r));
+            seen.extend(r);
+        }
+        assert_eq!(
+            seen,
+            [
+                RadarMode::Search,
+                RadarMode::Tws,
+                RadarMode::Stt,
+                RadarMode::Silent
+            ]
+        );
     }
 
     fn keys_of(events: &[egui::Event]) -> Vec<(egui::Key, bool)> {
@@ -352,76 +506,84 @@ mod tests {
         .flat_map(|k| [(k, true), (k, false)])
         .collect();
         assert_eq!(menus, expected);
-        assert_eq!(
-            keys_of(&egui_events(&all, true)),
-            [(K::Escape, true), (K::Escape, false)]
-        );
+        let mut flying = egui_events(&all, true);
+        assert_eq!(keys_of(&flying), [(K::Escape, true), (K::Escape, false)]);
+        // The pause binding adds no second Escape when Start already paused.
+        add_pause(&mut flying);
+        assert_eq!(keys_of(&flying).len(), 2);
+        let mut none = Vec::new();
+        add_pause(&mut none);
+        assert_eq!(keys_of(&none), [(K::Escape, true), (K::Escape, false)]);
+    }
+
+    fn pad_connected(slot: DeviceSlot) -> DeviceEvent {
+        DeviceEvent::Connected {
+            slot,
+            info: DeviceInfo {
+                name: "Test Pad".into(),
+                uuid: [0; 16],
+                kind: DeviceKind::Gamepad,
+            },
+        }
     }
 
     #[test]
     fn hot_plug_is_noticed_and_the_keyboard_keeps_flying() {
-        let pad = PadId(0);
-        let mut pads = Gamepads::without_devices();
-        let mut pilot = KeyboardPilot::airborne();
+        let pad = DeviceSlot(0);
+        let mut h = hub();
+        let mut s = PilotState::default();
         let t = |s: u64| Duration::from_secs(s);
-        pads.feed(
+        h.feed(
             &[
-                PadEvent::Connected {
-                    pad,
-                    name: "Test Pad".into(),
-                },
-                PadEvent::Axis {
-                    pad,
-                    axis: PadAxis::LeftX,
+                pad_connected(pad),
+                DeviceEvent::Axis {
+                    slot: pad,
+                    code: 0,
+                    named: Some(PadAxis::LeftX),
                     value: 1.0,
                 },
             ],
             t(1),
             true,
-            Some(&mut pilot),
         );
-        assert_eq!(pilot.controls().roll, 1.0);
-        let ui = pads.feed(
-            &[PadEvent::Disconnected {
-                pad,
-                name: "Test Pad".into(),
-            }],
-            t(2),
-            true,
-            Some(&mut pilot),
-        );
+        assert_eq!(h.mapper().controls().roll, 1.0);
+        let ui = h.feed(&[DeviceEvent::Disconnected { slot: pad }], t(2), true);
         assert!(ui.is_empty());
-        assert_eq!(pilot.controls().roll, 0.0, "the pad let go");
+        assert_eq!(h.mapper().controls().roll, 0.0, "the pad let go");
         assert_eq!(
-            pads.notices(t(3)).collect::<Vec<_>>(),
+            h.notices(t(3)).collect::<Vec<_>>(),
             [
                 "Gamepad \"Test Pad\" connected",
                 "Gamepad \"Test Pad\" disconnected — the keyboard still flies"
             ]
         );
-        assert_eq!(pads.notices(t(16)).count(), 1, "the first has gone");
-        assert_eq!(pads.notices(t(30)).count(), 0);
-        pilot.press(Action::RollLeft, false);
+        assert_eq!(h.notices(t(16)).count(), 1, "the first has gone");
+        assert_eq!(h.notices(t(30)).count(), 0);
+        h.key(&ch("a"), true, false, true);
         for _ in 0..20 {
-            pilot.command(&view(None));
+            h.pilot(&mut s).command(&view(None));
         }
-        assert_eq!(pilot.controls().roll, -1.0);
+        assert_eq!(h.mapper().controls().roll, -1.0);
     }
 
     #[test]
     fn a_pad_drives_the_menus_and_pauses_the_flight() {
-        let pad = PadId(2);
-        let mut pads = Gamepads::without_devices();
-        let press = |b| PadEvent::Button {
-            pad,
-            button: b,
+        let pad = DeviceSlot(2);
+        let mut h = hub();
+        let press = |b| DeviceEvent::Button {
+            slot: pad,
+            code: 300 + b as u32,
+            named: Some(b),
             pressed: true,
         };
-        let ui = pads.feed(
-            &[press(PadButton::DPadDown), press(PadButton::South)],
+        let ui = h.feed(
+            &[
+                pad_connected(pad),
+                press(PadButton::DPadDown),
+                press(PadButton::South),
+            ],
             Duration::ZERO,
             false,
-            None,
         );
         assert_eq!(
             keys_of(&ui),
@@ -435,22 +597,54 @@ mod tests {
         // Held for half a second of frames at 100 fps: the arrow repeats (after 0.4 s).
         let mut repeats = 0;
         for f in 1..=50 {
-            repeats += keys_of(&pads.feed(&[], Duration::from_millis(10 * f), false, None)).len();
+            repeats += keys_of(&h.feed(&[], Duration::from_millis(10 * f), false)).len();
         }
         assert_eq!(
             repeats,
             2 * 2,
             "two repeats (at 0.4 s and 0.5 s), each a tap"
         );
-        let ui = pads.feed(
-            &[press(PadButton::Start)],
-            Duration::from_secs(1),
-            true,
-            None,
-        );
+        let ui = h.feed(&[press(PadButton::Start)], Duration::from_secs(1), true);
         assert_eq!(
             keys_of(&ui),
             [(egui::Key::Escape, true), (egui::Key::Escape, false)]
         );
+    }
+
+    #[test]
+    fn applied_bindings_fly_at_once_and_are_saved_as_differences() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("bindings.toml");
+        let loaded = fl_input::store::load(&path);
+        let mut h = InputHub::without_devices(loaded.bindings);
+        h.file = Some(loaded.file);
+        let mut b = h.bindings().clone();
+        b.set(
+            &fl_input::Source::Keyboard,
+            Action::Gear,
+            fl_input::Slot::Primary,
+            fl_input::Binding::key("L"),
+        )
+        .expect("valid");
+        h.apply_bindings(b.clone()).expect("saved");
+        h.key(&ch("l"), true, false, true);
+        assert!(h.mapper().controls().gear_down);
+        let text = std::fs::read_to_string(&path).expect("written");
+        assert!(
+            text.contains("primary = \"L\"") && !text.contains("\"W\""),
+            "{text}"
+        );
+        assert_eq!(fl_input::store::load(&path).bindings, b);
+    }
+
+    #[test]
+    fn a_new_flight_resets_the_controls_but_keeps_the_devices() {
+        let mut h = hub();
+        h.feed(&[pad_connected(DeviceSlot(0))], Duration::ZERO, true);
+        h.key(&ch("g"), true, false, true);
+        assert!(h.mapper().controls().gear_down);
+        h.new_flight();
+        assert!(!h.mapper().controls().gear_down);
+        assert_eq!(h.mapper().devices().len(), 1);
     }
 }

@@ -61,6 +61,8 @@ pub struct AppOptions {
     pub scripted: Option<Scripted>,
     /// The settings file (`None`: defaults, never saved).
     pub settings_path: Option<PathBuf>,
+    /// The bindings file, `bindings.toml` (`None`: the default controls).
+    pub bindings_path: Option<PathBuf>,
     /// Window size, physical pixels (`--size`; `None`: the settings' `graphics.resolution`).
     pub size: Option<(u32, u32)>,
 }

@@ -23,7 +23,6 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{Key, NamedKey};
 use winit::window::{CursorGrabMode, Fullscreen as WinitFullscreen, Window, WindowId};
 
 use crate::client::Pilot;
@@ -35,7 +34,7 @@ use crate::ui::{self, StartPosition, UiState};
 
 use super::apply::{WindowMode, audio_levels};
 use super::camera::{CameraMode, CameraRig, Eye, Subject};
-use super::keyboard::{Gamepads, KeyboardPilot, action_for};
+use super::keyboard::{InputHub, PilotState, add_pause};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
 use super::sound::FlightSound;
@@ -72,7 +71,8 @@ struct Flight {
     world: WorldTerrain,
     models: SceneModels,
     rig: CameraRig,
-    keyboard: KeyboardPilot,
+    /// The player's pilot state for this flight (the controls are the [`InputHub`]'s).
+    pilot: PilotState,
     autopilot: Option<Box<dyn Pilot + Send>>,
     sky: Sky,
     /// Session time lost to single-player pauses (the embedded server stood still too).
@@ -116,8 +116,9 @@ pub(super) struct App {
     /// The sky of the next or current flight.
     sky: Sky,
     show_netgraph: bool,
-    /// Gamepads: flight controls, menu keys and hot-plug notices (polled once per frame).
-    pads: Gamepads,
+    /// Keyboard, mouse and devices through the bindings: flight controls, game actions, menu
+    /// keys and hot-plug notices (devices polled once per frame).
+    input: InputHub,
     /// The sound device (silent when there is none).
     audio: fl_audio::AudioOutput,
     /// Whether the window has the keyboard focus (the sound may mute without it).
@@ -150,7 +151,12 @@ impl App {
             None => (GameSettings::default(), None, None),
         };
         let mut ui = UiState::new(settings);
-        ui.settings_warning = warning;
+        let (bindings, bindings_file, bindings_warning) =
+            load_bindings(opts.bindings_path.as_deref());
+        ui.settings_warning = match (warning, bindings_warning) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        };
         if let Some(id) = &opts.aircraft {
             ui.free_flight.aircraft = Some(id.clone());
         }
@@ -184,7 +190,7 @@ impl App {
                 weather: Weather::CLEAR,
             },
             show_netgraph: false,
-            pads: Gamepads::start(),
+            input: InputHub::start(bindings, bindings_file),
             audio: fl_audio::AudioOutput::open(),
             focused: true,
             started: Instant::now(),
@@ -279,9 +285,7 @@ impl App {
                 if let Some(g) = &self.gfx {
                     capture_mouse(&g.window, on && self.opts.scripted.is_none());
                 }
-                if let Some(f) = &mut self.flight {
-                    f.keyboard.release_all();
-                }
+                self.input.release_all();
             }
             Effect::StartSession(kind) => self.start_session(kind),
             Effect::StopSession => self.stop_session("left the flight"),
@@ -457,6 +461,27 @@ impl App {
 }
 
 impl App {
+    /// One of the game's own actions, pressed in flight (pause is the caller's: an Escape key).
+    fn game_action(&mut self, a: fl_input::Action) {
+        use fl_input::Action as A;
+        match a {
+            A::Screenshot => self.pending_screenshot = Some(screenshot_path()),
+            A::NetGraph => self.show_netgraph = !self.show_netgraph,
+            A::CameraNext => {
+                if let Some(f) = &mut self.flight {
+                    f.rig.cycle();
+                }
+            }
+            A::ViewNext | A::ViewPrev => {
+                if let Some(f) = &mut self.flight {
+                    f.view_index = next_view(f, a == A::ViewNext);
+                }
+            }
+            A::Chat => tracing::info!("chat is not available yet"),
+            _ => {}
+        }
+    }
+
     /// Content for the menus (aircraft list), loaded on a thread at start.
     fn poll_content(&mut self) {
         let Some(rx) = &self.content_rx else { return };
@@ -517,6 +542,7 @@ impl App {
                     self.launch_rx = None;
                     match self.begin_flight(*launched) {
                         Ok(f) => {
+                            self.input.new_flight();
                             self.flight = Some(f);
                             self.handle(
                                 event_loop,
@@ -550,7 +576,7 @@ impl App {
             world,
             models: SceneModels::default(),
             rig: CameraRig::default(),
-            keyboard: KeyboardPilot::airborne(),
+            pilot: PilotState::default(),
             autopilot,
             sky: self.sky,
             paused_total: Duration::ZERO,
@@ -569,9 +595,13 @@ impl App {
         let Some(f) = &mut self.flight else { return };
         if f.paused_at.is_none() {
             let now = f.now();
+            let mut player;
             let pilot: &mut dyn Pilot = match &mut f.autopilot {
                 Some(a) => a.as_mut(),
-                None => &mut f.keyboard,
+                None => {
+                    player = self.input.pilot(&mut f.pilot);
+                    &mut player
+                }
             };
             f.launched.client.frame(now, pilot);
             f.netgraph.sample(now, &f.launched.client);
@@ -601,13 +631,17 @@ impl App {
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
-        // Gamepads first, so this frame's input ticks and menus see them.
+        // Devices first, so this frame's input ticks and menus see them.
         let flying = self.screens.current() == Screen::Flight;
-        let pad_keys = self.pads.poll(
-            self.started.elapsed(),
-            flying,
-            self.flight.as_mut().map(|f| &mut f.keyboard),
-        );
+        let mut pad_keys = self.input.poll(self.started.elapsed(), flying);
+        // The game's own actions pressed since the last frame (keys arrive between frames).
+        for a in self.input.take_game_actions() {
+            if a == fl_input::Action::Pause {
+                add_pause(&mut pad_keys);
+            } else {
+                self.game_action(a);
+            }
+        }
         self.poll_content();
         // Thumbnails for the menus (a scripted flight never shows them).
         if let (Some(g), Some(c), None) = (&self.gfx, &self.content, &self.opts.scripted) {
@@ -642,7 +676,7 @@ impl App {
             let throttle = f
                 .autopilot
                 .is_none()
-                .then(|| f.keyboard.controls().throttle);
+                .then(|| self.input.mapper().controls().throttle);
             let audible = screen == Screen::Flight;
             let content = &f.launched.content;
             let (client, audio) = (&f.launched.client, &self.audio);
@@ -676,7 +710,7 @@ impl App {
             .unwrap_or_default();
         extras
             .notices
-            .extend(self.pads.notices(self.started.elapsed()));
+            .extend(self.input.notices(self.started.elapsed()));
         let show_hud = in_flight_screens && screen == Screen::Flight;
         let netgraph = self
             .flight
@@ -1177,8 +1211,8 @@ impl ApplicationHandler for App {
             }
             WindowEvent::Focused(focused) => {
                 self.focused = focused;
-                if !focused && let Some(f) = &mut self.flight {
-                    f.keyboard.release_all();
+                if !focused {
+                    self.input.release_all();
                 }
                 self.apply_audio_settings();
             }
@@ -1193,40 +1227,21 @@ impl ApplicationHandler for App {
                 }
             }
             WindowEvent::KeyboardInput { event, .. } => {
-                if self.screens.current() != Screen::Flight
-                    || (consumed && self.ctx.egui_wants_keyboard_input())
-                {
-                    return;
-                }
+                let flying = self.screens.current() == Screen::Flight
+                    && !(consumed && self.ctx.egui_wants_keyboard_input());
                 let pressed = event.state == ElementState::Pressed;
-                match event.logical_key.as_ref() {
-                    Key::Named(NamedKey::F12) if pressed && !event.repeat => {
-                        self.pending_screenshot = Some(screenshot_path());
-                    }
-                    Key::Named(NamedKey::F3) if pressed && !event.repeat => {
-                        self.show_netgraph = !self.show_netgraph;
-                    }
-                    Key::Character(c) if pressed && !event.repeat && (c == "c" || c == "C") => {
-                        if let Some(f) = &mut self.flight {
-                            f.rig.cycle();
-                        }
-                    }
-                    Key::Character(c) if pressed && !event.repeat && (c == "[" || c == "]") => {
-                        if let Some(f) = &mut self.flight {
-                            f.view_index = next_view(f, c == "]");
-                        }
-                    }
-                    _ => {
-                        if let (Some(f), Some(a)) =
-                            (&mut self.flight, action_for(&event.logical_key))
-                        {
-                            if pressed {
-                                f.keyboard.press(a, event.repeat);
-                            } else {
-                                f.keyboard.release(a);
-                            }
-                        }
-                    }
+                // Releases always count (a key let go in a menu is let go); presses fly only on
+                // the Flight screen.
+                if flying || !pressed {
+                    self.input
+                        .key(&event.logical_key, pressed, event.repeat, flying);
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let flying = self.screens.current() == Screen::Flight;
+                let pressed = state == ElementState::Pressed;
+                if flying || !pressed {
+                    self.input.mouse(button, pressed, flying);
                 }
             }
             _ => {}
@@ -1287,6 +1302,31 @@ fn next_view(f: &Flight, forward: bool) -> Option<u32> {
         (Some(p), true) => others.get(p + 1).copied(),
         (Some(p), false) => p.checked_sub(1).and_then(|p| others.get(p).copied()),
     }
+}
+
+/// The player's bindings from `path` (`None`: the defaults). Never fails: a bad file is moved
+/// aside by fl-input and the defaults are used; what went wrong is logged and returned for the
+/// menu's warning line.
+fn load_bindings(
+    path: Option<&std::path::Path>,
+) -> (
+    fl_input::Bindings,
+    Option<fl_input::store::BindingsFile>,
+    Option<String>,
+) {
+    let Some(path) = path else {
+        return (fl_input::Bindings::defaults(), None, None);
+    };
+    let loaded = fl_input::store::load(path);
+    for w in &loaded.warnings {
+        tracing::warn!("bindings: {w}");
+    }
+    let warning = loaded
+        .warnings
+        .iter()
+        .find(|w| w.contains("could not") || w.contains("newer"))
+        .cloned();
+    (loaded.bindings, Some(loaded.file), warning)
 }
 
 /// Where F12 saves: the user's pictures folder (else the data directory, else here).

@@ -1,5 +1,5 @@
 //! The Settings screen's Controls tab: for now the keyboard's and the gamepad's controls as
-//! fl-input defines them (`KEYS_HELP`, `PAD_HELP`). The rebinding UI (bindings.toml, press to
+//! fl-input's default bindings define them (`help_rows`). The rebinding UI (bindings.toml, press to
 //! bind, per-axis tuning) is to be built here, on the same `UiState`.
 //!
 //! Owns the Controls tab's widgets. Must not: read or write bindings files or apply bindings
@@ -8,34 +8,31 @@
 use egui::{Grid, RichText, Ui};
 
 use super::UiState;
-use crate::app::keyboard::{KEYS_HELP, PAD_HELP};
 
 /// Draws the tab into the Settings panel's `ui`. Takes the whole `UiState` so the rebinding UI
 /// can keep its own state there (the binding being captured, a conflict prompt).
 pub(super) fn show(ui: &mut Ui, _state: &mut UiState) {
-    table(ui, "Keyboard and mouse", "controls-keys", KEYS_HELP);
-    ui.add_space(6.0);
-    table(ui, "Gamepad", "controls-pad", PAD_HELP);
+    let rows = fl_input::help_rows(&fl_input::Bindings::defaults());
+    Grid::new("controls-help")
+        .num_columns(3)
+        .striped(true)
+        .spacing(egui::vec2(16.0, 4.0))
+        .show(ui, |ui| {
+            ui.label(RichText::new("Keyboard and mouse").strong());
+            ui.label(RichText::new("Gamepad").strong());
+            ui.label(RichText::new("Control").strong());
+            ui.end_row();
+            for r in &rows {
+                ui.label(RichText::new(&r.keys).monospace());
+                ui.label(RichText::new(&r.pad).monospace());
+                ui.label(&r.what);
+                ui.end_row();
+            }
+        });
     ui.add_space(4.0);
     ui.label(
         RichText::new("Rebinding keys and axes comes in a later version.")
             .weak()
             .small(),
     );
-}
-
-/// A two-column table of (control, what it does).
-fn table(ui: &mut Ui, title: &str, id: &str, rows: &[(&str, &str)]) {
-    ui.label(RichText::new(title).strong());
-    Grid::new(id)
-        .num_columns(2)
-        .striped(true)
-        .spacing(egui::vec2(16.0, 4.0))
-        .show(ui, |ui| {
-            for (control, action) in rows {
-                ui.label(RichText::new(*control).monospace());
-                ui.label(*action);
-                ui.end_row();
-            }
-        });
 }

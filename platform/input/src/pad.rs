@@ -1,7 +1,7 @@
-//! Gamepads as plain data: the buttons and axes the game reads ([`PadButton`], [`PadAxis`]), the
-//! events a backend reports ([`PadEvent`]), the deadzone, and [`PadSet`], the held state of every
-//! connected pad built from those events. The gilrs backend ([`crate::gamepad`]) produces the
-//! events; tests feed them by hand.
+//! Gamepads' standard controls as plain data: the buttons and axes of an Xbox-style layout
+//! ([`PadButton`], [`PadAxis`]) with their names, the named events menu navigation reads
+//! ([`PadEvent`], made from [`DeviceEvent`](crate::DeviceEvent)s), the deadzone, and
+//! [`PadSet`], the held state of every pad built from those events.
 //!
 //! Owns the pad state machine: clamping hostile values, at most [`MAX_PADS`] pads, a button
 //! press counted once until its release, a disconnect letting go of everything that pad held.
@@ -15,22 +15,6 @@ pub const DEADZONE: f32 = 0.1;
 pub const MAX_PADS: usize = 16;
 /// Characters of a pad's name kept (for notices).
 pub const MAX_NAME_CHARS: usize = 48;
-
-/// The default gamepad controls (README "Playing", docs/game.md): (control, what it does).
-pub const PAD_HELP: &[(&str, &str)] = &[
-    ("left stick", "pitch and roll"),
-    ("right stick left / right", "rudder"),
-    (
-        "right / left trigger",
-        "throttle up / down (faster the further pulled)",
-    ),
-    ("right shoulder (RB)", "afterburner on / off"),
-    ("Y (north)", "gear up / down"),
-    ("X (west)", "flaps: up, half, full"),
-    ("B (east)", "speed brake in / out"),
-    ("A (south, hold)", "wheel brakes"),
-    ("Start", "pause menu"),
-];
 
 /// A pad, as the backend numbers it (stable while it stays connected).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -83,6 +67,56 @@ impl PadButton {
     fn bit(self) -> u32 {
         1 << (self as u32)
     }
+
+    /// Every button, in declaration order.
+    pub fn all() -> [PadButton; 14] {
+        Self::ALL
+    }
+
+    /// The name in `bindings.toml` (the position on an Xbox-style pad).
+    pub fn name(self) -> &'static str {
+        match self {
+            PadButton::South => "South",
+            PadButton::East => "East",
+            PadButton::West => "West",
+            PadButton::North => "North",
+            PadButton::LeftShoulder => "LeftShoulder",
+            PadButton::RightShoulder => "RightShoulder",
+            PadButton::Select => "Select",
+            PadButton::Start => "Start",
+            PadButton::LeftStick => "LeftStick",
+            PadButton::RightStick => "RightStick",
+            PadButton::DPadUp => "DPadUp",
+            PadButton::DPadDown => "DPadDown",
+            PadButton::DPadLeft => "DPadLeft",
+            PadButton::DPadRight => "DPadRight",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PadButton> {
+        Self::ALL.into_iter().find(|b| b.name() == s)
+    }
+
+    /// How the help shows it (Xbox names; PlayStation: A = cross, B = circle, X = square,
+    /// Y = triangle).
+    pub fn label(self) -> &'static str {
+        match self {
+            PadButton::South => "A",
+            PadButton::East => "B",
+            PadButton::West => "X",
+            PadButton::North => "Y",
+            PadButton::LeftShoulder => "LB",
+            PadButton::RightShoulder => "RB",
+            PadButton::Select => "Back",
+            PadButton::Start => "Start",
+            PadButton::LeftStick => "left stick click",
+            PadButton::RightStick => "right stick click",
+            PadButton::DPadUp => "D-pad up",
+            PadButton::DPadDown => "D-pad down",
+            PadButton::DPadLeft => "D-pad left",
+            PadButton::DPadRight => "D-pad right",
+        }
+    }
 }
 
 /// The axes the game reads. Sticks are −1 … 1 with up and right positive; triggers 0 … 1.
@@ -113,8 +147,37 @@ impl PadAxis {
         self as usize
     }
 
-    fn is_trigger(self) -> bool {
+    /// Rests at 0 and reports 0 … 1.
+    pub fn is_trigger(self) -> bool {
         matches!(self, PadAxis::LeftTrigger | PadAxis::RightTrigger)
+    }
+
+    /// The name in `bindings.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PadAxis::LeftX => "LeftX",
+            PadAxis::LeftY => "LeftY",
+            PadAxis::RightX => "RightX",
+            PadAxis::RightY => "RightY",
+            PadAxis::LeftTrigger => "LeftTrigger",
+            PadAxis::RightTrigger => "RightTrigger",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PadAxis> {
+        Self::ALL.into_iter().find(|a| a.name() == s)
+    }
+
+    /// How the help shows it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PadAxis::LeftX => "left stick left / right",
+            PadAxis::LeftY => "left stick forward / back",
+            PadAxis::RightX => "right stick left / right",
+            PadAxis::RightY => "right stick forward / back",
+            PadAxis::LeftTrigger => "LT",
+            PadAxis::RightTrigger => "RT",
+        }
     }
 
     /// `v` made a valid value of this axis (not finite: at rest).
@@ -161,33 +224,6 @@ impl PadEvent {
             | PadEvent::Button { pad, .. }
             | PadEvent::Axis { pad, .. } => *pad,
         }
-    }
-
-    /// The line a player sees when a pad comes or goes (`None` for other events).
-    pub fn notice(&self) -> Option<String> {
-        match self {
-            PadEvent::Connected { name, .. } => Some(format!("Gamepad {} connected", shown(name))),
-            PadEvent::Disconnected { name, .. } => Some(format!(
-                "Gamepad {} disconnected — the keyboard still flies",
-                shown(name)
-            )),
-            _ => None,
-        }
-    }
-}
-
-/// A pad's name as shown: control characters dropped, at most [`MAX_NAME_CHARS`], quoted.
-fn shown(name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(MAX_NAME_CHARS)
-        .collect();
-    let clean = clean.trim();
-    if clean.is_empty() {
-        "(unnamed)".to_owned()
-    } else {
-        format!("\"{clean}\"")
     }
 }
 
@@ -449,36 +485,5 @@ mod tests {
             s.held_buttons(PadId(3)).collect::<Vec<_>>(),
             [PadButton::South]
         );
-    }
-
-    #[test]
-    fn notices_name_the_pad_cleanly() {
-        let c = PadEvent::Connected {
-            pad: P,
-            name: "Xbox\u{1b}[2J Controller".into(),
-        };
-        assert_eq!(
-            c.notice().as_deref(),
-            Some("Gamepad \"Xbox[2J Controller\" connected")
-        );
-        let d = PadEvent::Disconnected {
-            pad: P,
-            name: "x".repeat(10_000),
-        };
-        let n = d.notice().unwrap_or_default();
-        assert!(
-            n.ends_with("disconnected — the keyboard still flies"),
-            "{n}"
-        );
-        assert!(n.chars().count() < 100, "{n}");
-        let blank = PadEvent::Connected {
-            pad: P,
-            name: " \n".into(),
-        };
-        assert_eq!(
-            blank.notice().as_deref(),
-            Some("Gamepad (unnamed) connected")
-        );
-        assert_eq!(axis(PadAxis::LeftX, 0.0).notice(), None);
     }
 }
