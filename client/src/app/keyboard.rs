@@ -326,6 +326,12 @@ impl InputHub {
         egui_events(&self.nav.drain(), flying)
     }
 
+    /// The device events read by the last [`InputHub::poll`] (the Settings screen's capture
+    /// sees them after the mapper).
+    pub fn last_events(&self) -> &[DeviceEvent] {
+        &self.events
+    }
+
     /// The hot-plug notices of the last [`NOTICE_DISPLAY`] before `now`, oldest first.
     pub fn notices(&self, now: Duration) -> impl Iterator<Item = String> + '_ {
         self.notices

@@ -153,6 +153,8 @@ impl App {
         let mut ui = UiState::new(settings);
         let (bindings, bindings_file, bindings_warning) =
             load_bindings(opts.bindings_path.as_deref());
+        // The Loading screen's controls help shows the player's bindings.
+        ui.controls = Rebinder::new(bindings.clone());
         ui.settings_warning = match (warning, bindings_warning) {
             (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
             (a, b) => a.or(b),
@@ -307,7 +309,10 @@ impl App {
                     }
                 }
             }
-            Effect::SaveSettings => self.ui.save_settings(self.settings_path.as_deref()),
+            Effect::SaveSettings => {
+                self.ui.save_settings(self.settings_path.as_deref());
+                self.apply_rebinding();
+            }
             Effect::RememberServer(address) => {
                 self.ui.settings.remember_server(&address);
                 self.ui.save_settings(self.settings_path.as_deref());
@@ -630,10 +635,67 @@ impl App {
         }
     }
 
+    /// Hands a key or mouse button to the Controls tab's listening capture. Returns whether
+    /// it took the event. The left button over the panel stays the menus' (the Cancel button
+    /// must stay clickable): it binds when clicked outside the panel.
+    fn capture_input(&mut self, event: &WindowEvent) -> bool {
+        let ev = match event {
+            WindowEvent::KeyboardInput { event, .. } => fl_input::InputEvent::key(
+                &event.logical_key,
+                event.state == ElementState::Pressed,
+                event.repeat,
+            ),
+            WindowEvent::MouseInput { state, button, .. } => {
+                if *button == winit::event::MouseButton::Left && self.ctx.is_pointer_over_egui() {
+                    return false;
+                }
+                Some(fl_input::InputEvent::Mouse {
+                    button: fl_input::MouseButton::from(*button),
+                    pressed: *state == ElementState::Pressed,
+                })
+            }
+            _ => return false,
+        };
+        match ev {
+            Some(ev) => {
+                self.ui.controls.event(&ev);
+                true
+            }
+            // A key bindings cannot name: swallowed, so it does not act on the menus either.
+            None => matches!(event, WindowEvent::KeyboardInput { .. }),
+        }
+    }
+
+    /// Settings closed: flies with and saves the Controls tab's changes, if any.
+    fn apply_rebinding(&mut self) {
+        if let Some(b) = self.ui.controls.take_changes()
+            && let Err(e) = self.input.apply_bindings(b)
+        {
+            tracing::warn!("bindings not saved: {e}");
+            self.ui.settings_warning = Some(format!("The controls could not be saved: {e}"));
+        }
+    }
+
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
         // Devices first, so this frame's input ticks and menus see them.
         let flying = self.screens.current() == Screen::Flight;
         let mut pad_keys = self.input.poll(self.started.elapsed(), flying);
+        if self.screens.current() == Screen::Settings {
+            // The Controls tab edits a copy of the flown bindings and sees the devices as the
+            // mapper does; a listening capture takes the pads' input (A binds, not clicks).
+            let c = &mut self.ui.controls;
+            c.enter(self.input.bindings());
+            c.devices = self.input.mapper().devices().clone();
+            if c.listening() {
+                for ev in self.input.last_events() {
+                    c.event(&fl_input::InputEvent::Device(ev.clone()));
+                }
+                pad_keys.clear();
+            }
+        } else {
+            // Left Settings without its Back (e.g. a session failing): keep the changes.
+            self.apply_rebinding();
+        }
         // The game's own actions pressed since the last frame (keys arrive between frames).
         for a in self.input.take_game_actions() {
             if a == fl_input::Action::Pause {
@@ -1195,6 +1257,13 @@ impl ApplicationHandler for App {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        if self.screens.current() == Screen::Settings
+            && self.ui.controls.listening()
+            && self.capture_input(&event)
+        {
+            // The press binds; the menus never see it (Esc cancels the capture, not Settings).
+            return;
+        }
         let consumed = match &mut self.gfx {
             Some(g) => g.egui.on_window_event(&g.window, &event).consumed,
             None => false,

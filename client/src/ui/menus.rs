@@ -90,8 +90,27 @@ pub(super) fn loading(
         if cancel.clicked() {
             events.push(Event::Back);
         }
+        controls_help(ui, &state.controls.bindings);
     });
     if prompt_up {
         join::tofu_prompt(ctx, state, events);
     }
+}
+
+/// The controls a new player needs, from the player's bindings (fl-input's help rows).
+fn controls_help(ui: &mut egui::Ui, bindings: &fl_input::Bindings) {
+    ui.add_space(8.0);
+    ui.label(RichText::new("Controls").strong());
+    egui::Grid::new("loading-controls")
+        .num_columns(3)
+        .striped(true)
+        .spacing(egui::vec2(12.0, 2.0))
+        .show(ui, |ui| {
+            for r in fl_input::help_rows(bindings) {
+                ui.label(RichText::new(&r.keys).monospace().small());
+                ui.label(RichText::new(&r.pad).monospace().small());
+                ui.label(RichText::new(&r.what).small());
+                ui.end_row();
+            }
+        });
 }

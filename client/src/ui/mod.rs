@@ -26,6 +26,7 @@ use egui::{
 use crate::screens::{Event, Screen, Screens};
 use crate::settings::GameSettings;
 
+pub use controls_screen::{Rebinder, cell_label};
 pub use free_flight::{WEATHER_PRESETS, weather_label};
 pub use join::format_fingerprint;
 pub use settings_screen::SettingsTab;
@@ -166,6 +167,8 @@ pub struct UiState {
     pub settings_warning: Option<String>,
     /// The Settings screen's open tab (kept while the game runs).
     pub settings_tab: SettingsTab,
+    /// The Controls tab's rebinding state (the window fills its bindings and devices).
+    pub controls: Rebinder,
     /// A line shown at the top in Flight and Pause (e.g. the session's "connection
     /// interrupted" sentence); set and cleared by the window.
     pub banner: Option<String>,
@@ -196,6 +199,7 @@ impl UiState {
             settings,
             settings_warning: None,
             settings_tab: SettingsTab::default(),
+            controls: Rebinder::default(),
             banner: None,
             last_screen: None,
             focus_pending: true,
