@@ -154,7 +154,7 @@ impl App {
         let (bindings, bindings_file, bindings_warning) =
             load_bindings(opts.bindings_path.as_deref());
         // The Loading screen's controls help shows the player's bindings.
-        ui.controls = Rebinder::new(bindings.clone());
+        ui.controls = ui::Rebinder::new(bindings.clone());
         ui.settings_warning = match (warning, bindings_warning) {
             (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
             (a, b) => a.or(b),
