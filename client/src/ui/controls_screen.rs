@@ -304,14 +304,14 @@ fn table(ui: &mut Ui, r: &mut Rebinder) {
                         let bound = r.bindings.get(&r.source, action, slot);
                         if let Some(bound) = bound {
                             let is_axis = bound.input.is_axis();
-                            let x = ui.small_button("✕");
+                            let x = ui.small_button("Clear");
                             let l = format!("Clear {} {}", action.label(), slot.name());
                             x.widget_info(|| WidgetInfo::labeled(Role::Button, true, &l));
                             if x.clicked() {
                                 clear = Some((action, slot));
                             }
                             if is_axis {
-                                let t = ui.small_button("⚙");
+                                let t = ui.small_button("Tune");
                                 let l = format!("Tune {} {}", action.label(), slot.name());
                                 t.widget_info(|| WidgetInfo::labeled(Role::Button, true, &l));
                                 if t.clicked() {
