@@ -456,9 +456,9 @@ fn settings_changed_on_the_screen_persist_in_user_toml() {
     assert!(selected(&h, "Fullscreen (borderless)"));
     click(&mut h, "HUD");
     assert!(selected(&h, "Metric (km/h, m)") && selected(&h, "Amber"));
-    // The Controls tab lists the keys.
+    // The Controls tab offers the keyboard and gamepad columns.
     click(&mut h, "Controls");
-    assert!(shown(&h, "Keyboard and mouse") && shown(&h, "Gamepad"));
+    assert!(shown(&h, "Keyboard and mouse") && shown(&h, "Gamepad (any)"));
 }
 
 /// A failed session's reason is shown on the screen entered (the main menu) until dismissed.
