@@ -219,11 +219,15 @@ pub(super) fn show(ui: &mut Ui, state: &mut UiState) {
     readout(ui, r);
 }
 
-/// The capture's prompt or the conflict's question.
+/// The capture's prompt or the conflict's question, in a modal in the middle of the window: the
+/// table scrolls, and a prompt at its top would be out of sight of the cell that was clicked.
 fn prompt(ui: &mut Ui, r: &mut Rebinder) {
     let Some(c) = &r.capture else { return };
+    if matches!(c.state(), CaptureState::Done(_) | CaptureState::Cancelled) {
+        return;
+    }
     let mut choice = None;
-    match c.state() {
+    egui::Modal::new(egui::Id::new("rebind-prompt")).show(ui.ctx(), |ui| match c.state() {
         CaptureState::Listening => {
             ui.label(
                 RichText::new(format!("Binding {}: {}", c.action().label(), c.prompt())).strong(),
@@ -263,7 +267,7 @@ fn prompt(ui: &mut Ui, r: &mut Rebinder) {
             });
         }
         CaptureState::Done(_) | CaptureState::Cancelled => {}
-    }
+    });
     match choice {
         // A listening capture's cancel: nothing to resolve.
         Some(Choice::Cancel) if r.listening() => r.capture = None,
