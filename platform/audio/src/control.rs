@@ -164,7 +164,10 @@ mod tests {
         s.apply_to(&mut m);
         assert_eq!(m.bus_volume(Bus::Music), 1.0);
         assert_eq!(m.bus_volume(Bus::Radio), 0.0);
-        assert_eq!(m.bus_volume(Bus::Master), crate::mixer::DEFAULT_MASTER_VOLUME);
+        assert_eq!(
+            m.bus_volume(Bus::Master),
+            crate::mixer::DEFAULT_MASTER_VOLUME
+        );
         assert_eq!(
             m.own(),
             OwnAircraft {

@@ -466,7 +466,22 @@ impl Mixer {
 
     /// A bus's volume 0 … 1 (glides over [`VOLUME_GLIDE_S`]).
     pub fn set_bus_volume(&mut self, bus: Bus, v: f32) {
-        self.buses[bus.index()].target = unit(v);
+        let r = &mut self.buses[bus.index()];
+        r.target = unit(v);
+        self.snap_before_start();
+    }
+
+    /// Before the first block, a setting is where the mix starts, not a glide from the default.
+    fn snap_before_start(&mut self) {
+        if self.stats.blocks == 0 {
+            for r in self
+                .buses
+                .iter_mut()
+                .chain([&mut self.focus, &mut self.world])
+            {
+                r.cur = r.target;
+            }
+        }
     }
 
     /// A bus's volume (the target of its glide).
@@ -478,6 +493,7 @@ impl Mixer {
     pub fn set_focus(&mut self, focused: bool) {
         self.focused = focused;
         self.focus.target = if focused { 1.0 } else { self.unfocused_gain };
+        self.snap_before_start();
     }
 
     /// The whole mix's gain without the focus, 0 (mute) … 1 (no change).
@@ -490,6 +506,7 @@ impl Mixer {
     /// or loading, when music, radio and UI go on.
     pub fn set_world_audible(&mut self, on: bool) {
         self.world.target = if on { 1.0 } else { 0.0 };
+        self.snap_before_start();
     }
 
     /// The own aircraft's state.
@@ -541,7 +558,10 @@ impl Mixer {
             Command::EngineLoops(loops) => {
                 if let Some(old) = self.own.engine.take() {
                     let l = old.into_loops();
-                    for c in [Some(l.idle), Some(l.mil), l.afterburner].into_iter().flatten() {
+                    for c in [Some(l.idle), Some(l.mil), l.afterburner]
+                        .into_iter()
+                        .flatten()
+                    {
                         Self::retire(&mut self.retired, c);
                     }
                 }
@@ -748,7 +768,8 @@ impl Mixer {
         }
         for slot in &mut self.flat {
             let Some(f) = slot else { continue };
-            f.pos += frames as f64 * f64::from(f.pitch) * f64::from(f.clip.rate()) / f64::from(rate);
+            f.pos +=
+                frames as f64 * f64::from(f.pitch) * f64::from(f.clip.rate()) / f64::from(rate);
             if f.pos >= f.clip.samples().len() as f64
                 && let Some(f) = slot.take()
             {
@@ -805,10 +826,10 @@ impl Mixer {
         for i in 0..BLOCK {
             let mut l = self.bus_buf[0][2 * i];
             let mut r = self.bus_buf[0][2 * i + 1];
-            for b in 1..6 {
-                let g = ramp(ramps[b].0, ramps[b].1, i);
-                l += g * self.bus_buf[b][2 * i];
-                r += g * self.bus_buf[b][2 * i + 1];
+            for (&(g0, g1), buf) in ramps.iter().zip(&self.bus_buf).skip(1) {
+                let g = ramp(g0, g1, i);
+                l += g * buf[2 * i];
+                r += g * buf[2 * i + 1];
             }
             let g = ramp(ramps[0].0, ramps[0].1, i) * ramp(f0, f1, i);
             self.out[2 * i] = soft_clip(l * g);
@@ -842,10 +863,9 @@ impl Mixer {
         };
         if self.order.len() > MAX_VOICES {
             // The loudest first; ties by slot, so the choice is deterministic.
-            self.order
-                .select_nth_unstable_by(MAX_VOICES - 1, |a, b| {
-                    rank(b).total_cmp(&rank(a)).then(a.cmp(b))
-                });
+            self.order.select_nth_unstable_by(MAX_VOICES - 1, |a, b| {
+                rank(b).total_cmp(&rank(a)).then(a.cmp(b))
+            });
         }
         for (n, &i) in self.order.iter().enumerate() {
             let heard_voiced = n < MAX_VOICES;
@@ -867,7 +887,13 @@ impl Mixer {
                 advance(&mut s.player, s.looping, step_rate, self.rate, BLOCK)
             } else {
                 sounding += 1;
-                let ended = synth(&mut s.player, s.looping, step_rate, self.rate, &mut self.voice);
+                let ended = synth(
+                    &mut s.player,
+                    s.looping,
+                    step_rate,
+                    self.rate,
+                    &mut self.voice,
+                );
                 let buf = &mut self.bus_buf[s.bus.index()];
                 let (l0, r0) = s.gains;
                 for (i, &v) in self.voice.iter().enumerate() {
@@ -879,10 +905,10 @@ impl Mixer {
                 ended
             };
             s.gains = target;
-            if ended || (s.stopping && s.fade == 0.0) {
-                if let Some(s) = slot.take() {
-                    Self::retire_gen(&mut self.retired, s.player);
-                }
+            if (ended || (s.stopping && s.fade == 0.0))
+                && let Some(s) = slot.take()
+            {
+                Self::retire_gen(&mut self.retired, s.player);
             }
         }
         self.stats.sounding = sounding;
@@ -1109,8 +1135,8 @@ pub(crate) mod tests {
     fn flat_one_shots_are_bounded_and_end() {
         let mut m = Mixer::new(RATE);
         let click = sine(1_000.0, 0.5);
-        let short = Clip::new(RATE, click.samples()[..4_800].to_vec())
-            .unwrap_or_else(|| panic!("clip"));
+        let short =
+            Clip::new(RATE, click.samples()[..4_800].to_vec()).unwrap_or_else(|| panic!("clip"));
         for i in 0..(MAX_FLAT + 5) {
             m.apply(Command::Flat {
                 clip: short.clone(),

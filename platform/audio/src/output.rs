@@ -373,7 +373,9 @@ impl AudioOutput {
     /// mix on. Cheap; never blocks.
     pub fn tick(&self, now: Duration) {
         let Ok(mut g) = self.game.lock() else { return };
-        let dt = g.last_tick.map_or(Duration::ZERO, |t| now.saturating_sub(t));
+        let dt = g
+            .last_tick
+            .map_or(Duration::ZERO, |t| now.saturating_sub(t));
         g.last_tick = Some(now);
         self.flush(&mut g);
         match self.status() {
@@ -588,9 +590,7 @@ impl AudioOutput {
     /// `audio/radio/<name>.ogg`) on the radio bus. False when no bank is set or it has no such
     /// call (the game shows its subtitle anyway).
     pub fn play_radio(&self, name: &str) -> bool {
-        let clip = self
-            .bank()
-            .and_then(|b| b.radio(name).cloned());
+        let clip = self.bank().and_then(|b| b.radio(name).cloned());
         match clip {
             Some(c) => {
                 self.play_radio_clip(&c);

@@ -108,10 +108,10 @@ impl MusicPlayer {
                 *o += t.gain * t.clip.at(t.pos, t.looping);
                 t.pos += step;
             }
-            if ended || (t.target == 0.0 && t.gain == 0.0) {
-                if let Some(t) = slot.take() {
-                    retire(t.clip);
-                }
+            if (ended || (t.target == 0.0 && t.gain == 0.0))
+                && let Some(t) = slot.take()
+            {
+                retire(t.clip);
             }
         }
     }
@@ -128,10 +128,10 @@ impl MusicPlayer {
             if t.looping {
                 t.pos = t.pos.rem_euclid(len);
             }
-            if t.pos >= len || t.gain == 0.0 {
-                if let Some(t) = self.current.take() {
-                    retire(t.clip);
-                }
+            if (t.pos >= len || t.gain == 0.0)
+                && let Some(t) = self.current.take()
+            {
+                retire(t.clip);
             }
         }
     }
@@ -293,7 +293,7 @@ impl Radio {
             let v = 1.6 * v / (1.0 + 1.6 * v.abs());
             // The squelch: a burst of bright noise decaying over ~30 ms at each end, and a faint
             // hiss while the channel is open.
-            let n = self.squelch_lp.lp(self.noise.next(), self.k_squelch);
+            let n = self.squelch_lp.lp(self.noise.sample(), self.k_squelch);
             let hiss = if matches!(self.phase, Phase::Open | Phase::Talk) {
                 0.04
             } else {
@@ -359,12 +359,15 @@ mod tests {
         assert!((rms(&out[2 * RATE as usize..]) - 0.354).abs() < 0.02);
         // Asking again for the same clip changes nothing.
         m.play(Some(a.clone()), true, &mut retire);
-        assert!(m.current.as_ref().is_some_and(|t| t.pos > 0.0 && t.gain == 1.0));
+        assert!(
+            m.current
+                .as_ref()
+                .is_some_and(|t| t.pos > 0.0 && t.gain == 1.0)
+        );
         // Another track: the first fades out and is let go of.
         m.play(Some(tone(330.0, 0.5, 22_050)), false, &mut retire);
         let mut out = vec![0.0; RATE as usize * 2];
         m.render_add(&mut out, &mut retire);
-        drop(retire);
         assert_eq!(kept.len(), 2, "the faded track and the ended one-shot");
         assert!(!m.is_playing());
     }
@@ -381,7 +384,6 @@ mod tests {
         let mut out = vec![0.0; RATE as usize * 4];
         r.render_add(&mut out, &mut retire);
         assert!(!r.is_active());
-        drop(retire);
         assert_eq!(retired, RADIO_QUEUE + 3);
         assert!(out.iter().all(|v| v.is_finite() && v.abs() < 1.5));
         // The treatment keeps a 1 kHz voice but cuts a 60 Hz hum and a 9 kHz whistle.

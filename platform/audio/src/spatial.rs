@@ -299,8 +299,16 @@ mod tests {
         let h = hear(&facing, &right, f);
         assert!((h.left - h.right).abs() < 1e-3, "{h:?}");
         // Behind is a little quieter than ahead.
-        let ahead = hear(&l, &Emitter::at(DVec3::new(0.0, 0.0, -500.0), DVec3::ZERO), f);
-        let behind = hear(&l, &Emitter::at(DVec3::new(0.0, 0.0, 500.0), DVec3::ZERO), f);
+        let ahead = hear(
+            &l,
+            &Emitter::at(DVec3::new(0.0, 0.0, -500.0), DVec3::ZERO),
+            f,
+        );
+        let behind = hear(
+            &l,
+            &Emitter::at(DVec3::new(0.0, 0.0, 500.0), DVec3::ZERO),
+            f,
+        );
         assert!(behind.gain < ahead.gain);
         // At the head: centred, full, no Doppler.
         let h = hear(&l, &Emitter::default(), f);
