@@ -36,7 +36,7 @@ use super::camera::{CameraMode, CameraRig, Eye, Subject};
 use super::keyboard::{Gamepads, KeyboardPilot, action_for};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
-use super::sound::FlightSound;
+use super::sound::{FlightHearing, FlightSound, GameSound};
 use super::world::{WorldTerrain, altitude_of, local_up, world_point};
 use super::{AppError, AppOptions};
 
@@ -79,7 +79,7 @@ struct Flight {
     view_index: Option<u32>,
     /// The last 10 s of the link, for the F3 overlay.
     netgraph: crate::netgraph::NetGraph,
-    /// The own engine heard (fades out when the flight is dropped).
+    /// The flight heard: own aircraft, others, guns, effects.
     sound: FlightSound,
 }
 
@@ -113,8 +113,10 @@ pub(super) struct App {
     show_netgraph: bool,
     /// Gamepads: flight controls, menu keys and hot-plug notices (polled once per frame).
     pads: Gamepads,
-    /// The sound device (silent when there is none).
+    /// The sound device (silent when there is none; looked for again every 2 s).
     audio: fl_audio::AudioOutput,
+    /// Menu music, the pack's sounds, the output's tick.
+    game_sound: GameSound,
     started: Instant,
     last_present: Option<Instant>,
     /// Set when the app must end with an error.
@@ -172,6 +174,7 @@ impl App {
             show_netgraph: false,
             pads: Gamepads::start(),
             audio: fl_audio::AudioOutput::open(),
+            game_sound: GameSound::default(),
             started: Instant::now(),
             last_present: None,
             error: None,
@@ -585,12 +588,25 @@ impl App {
                 .autopilot
                 .is_none()
                 .then(|| f.keyboard.controls().throttle);
-            let audible = screen == Screen::Flight;
-            let content = &f.launched.content;
-            let (client, audio) = (&f.launched.client, &self.audio);
-            f.sound
-                .update(audio, content, client, reading.as_ref(), throttle, audible);
+            let hearing = FlightHearing {
+                content: &f.launched.content,
+                client: &f.launched.client,
+                reading: reading.as_ref(),
+                throttle,
+                camera: in_flight_screens
+                    .then_some((frame.camera.position, frame.camera.orientation)),
+                bank: self.game_sound.bank().map(|b| b.as_ref()),
+                now: f.now(),
+            };
+            f.sound.update(&self.audio, &hearing);
         }
+        self.game_sound.frame(
+            &self.audio,
+            self.content.as_ref(),
+            screen,
+            self.flight.is_some(),
+            self.started.elapsed(),
+        );
         let Some(out) = gfx.surface.acquire(&gfx.gpu) else {
             gfx.window.request_redraw();
             return;
@@ -1084,8 +1100,9 @@ impl ApplicationHandler for App {
                     g.surface.resize(&g.gpu, size.width, size.height);
                 }
             }
-            WindowEvent::Focused(false) => {
-                if let Some(f) = &mut self.flight {
+            WindowEvent::Focused(focused) => {
+                self.audio.set_focus(focused);
+                if !focused && let Some(f) = &mut self.flight {
                     f.keyboard.release_all();
                 }
             }

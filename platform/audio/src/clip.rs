@@ -75,6 +75,12 @@ impl Clip {
         self.samples.len() as f64 / f64::from(self.rate)
     }
 
+    /// The shared samples (tests count who holds them).
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> Arc<[f32]> {
+        self.samples.clone()
+    }
+
     /// Whether `other` shares these very samples (a clone of the same clip): cheap, unlike `==`,
     /// which compares every sample.
     pub fn same(&self, other: &Clip) -> bool {

@@ -434,7 +434,7 @@ impl Mixer {
     }
 
     /// Moves to another output rate (a device re-opened at another rate): every synthesizer is
-    /// rebuilt; sources, music and the radio carry on. Allocates a little: not for the audio
+    /// rebuilt; the engine, sources, music and the radio carry on where they were. Allocates a little: not for the audio
     /// thread.
     pub fn set_rate(&mut self, rate: u32) {
         let rate = rate.max(1);
@@ -455,13 +455,8 @@ impl Mixer {
                 s.player = Gen::Jet(JetNoise::new(rate, s.id.0));
             }
         }
-        let mut retired = std::mem::take(&mut self.retired);
-        let mut retire = |c: Clip| retired.push(c);
-        self.music.clear(&mut retire);
-        self.radio.clear(&mut retire);
-        self.retired = retired;
-        self.music = MusicPlayer::new(rate);
-        self.radio = Radio::new(rate);
+        self.music.set_rate(rate);
+        self.radio.set_rate(rate);
     }
 
     /// A bus's volume 0 … 1 (glides over [`VOLUME_GLIDE_S`]).
@@ -1178,6 +1173,14 @@ pub(crate) mod tests {
         assert_eq!(m.rate(), RATE);
         assert_eq!(m.stats().sources, 1);
         assert!(m.own.engine.as_ref().is_some_and(|e| e.out_rate() == RATE));
+        m.apply(Command::Music {
+            clip: Some(sine(220.0, 0.3)),
+            looping: true,
+        });
+        m.apply(Command::Radio(sine(900.0, 0.3)));
+        secs(&mut m, 0.1);
+        m.set_rate(44_100);
+        assert!(m.music_playing() && m.radio_pending() == 1);
         let out = secs(&mut m, 0.2);
         assert!(rms(&out) > 0.01);
     }

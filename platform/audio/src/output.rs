@@ -687,3 +687,69 @@ fn try_open(
     state.playing(info);
     Some(dev)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mixer::{MAX_SOURCES, Sound};
+
+    fn jet(i: u32) -> Positional {
+        Positional {
+            sound: Sound::Jet,
+            bus: Bus::Engine,
+            looping: true,
+            falloff: Falloff::AIRCRAFT,
+            emitter: Emitter::at(
+                crate::DVec3::new(f64::from(i), 0.0, 0.0),
+                crate::DVec3::ZERO,
+            ),
+        }
+    }
+
+    #[test]
+    fn a_flood_of_commands_waits_bounded_and_moves_are_dropped_first() {
+        let out = AudioOutput::silent("tests");
+        let ids: Vec<SourceId> = (0..(COMMAND_CAPACITY as u32 + 500))
+            .map(|i| out.spawn(jet(i)))
+            .collect();
+        // The channel took what it holds; the rest wait on the game side, none lost.
+        assert_eq!(out.dropped_commands(), 0);
+        assert_eq!(out.game.lock().map(|g| g.pending.len()).unwrap_or(0), 500);
+        // Moves while the queue waits are dropped (newer ones come next frame).
+        out.update(ids[0], Emitter::default());
+        out.set_listener(Listener::default());
+        assert_eq!(out.dropped_commands(), 2);
+        // Ticks drain it into the (silent) mix, which keeps its bound.
+        for i in 0..4 {
+            out.tick(Duration::from_millis(16 * i));
+        }
+        assert_eq!(out.game.lock().map(|g| g.pending.len()).unwrap_or(1), 0);
+        let s = out.stats().unwrap_or_default();
+        assert_eq!(s.sources, MAX_SOURCES);
+        assert_eq!(s.refused as usize, ids.len() - MAX_SOURCES);
+        // Beyond the game-side bound, commands are dropped and counted, never an unbounded queue.
+        for i in 0..(COMMAND_CAPACITY + PENDING_CAPACITY + 10) {
+            out.spawn(jet(i as u32));
+        }
+        assert_eq!(out.dropped_commands(), 2 + 10);
+    }
+
+    #[test]
+    fn the_silent_mix_moves_on_one_shots_end_and_clips_are_freed_here() {
+        let out = AudioOutput::silent("tests");
+        let clip = Clip::new(48_000, vec![0.5; 4_800]).unwrap_or_else(|| panic!("clip"));
+        let samples = clip.shared();
+        out.play_at(&clip, Bus::Weapons, Falloff::GUN, Emitter::default());
+        out.play_flat(&clip, Bus::Ui, 1.0, 1.0);
+        out.tick(Duration::ZERO);
+        let s = out.stats().unwrap_or_default();
+        assert_eq!((s.sources, s.flat), (1, 1));
+        // 0.1 s of clip: gone after 0.2 s of game time, and the clips came back to be freed.
+        out.tick(Duration::from_millis(200));
+        let s = out.stats().unwrap_or_default();
+        assert_eq!((s.sources, s.flat), (0, 0));
+        out.tick(Duration::from_millis(216));
+        // Only `clip` and `samples` hold them now.
+        assert_eq!(Arc::strong_count(&samples), 2);
+    }
+}

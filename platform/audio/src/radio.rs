@@ -53,6 +53,13 @@ impl MusicPlayer {
         }
     }
 
+    /// Moves to another output rate, keeping what plays.
+    pub fn set_rate(&mut self, rate: u32) {
+        let fresh = MusicPlayer::new(rate);
+        self.rate = fresh.rate;
+        self.fade_step = fresh.fade_step;
+    }
+
     /// Plays `clip` (crossfading from what plays), or fades out with `None`. The track already
     /// playing is left alone (a menu asking for its music every frame does not restart it).
     pub fn play(&mut self, clip: Option<Clip>, looping: bool, retire: &mut impl FnMut(Clip)) {
@@ -202,6 +209,16 @@ impl Radio {
             k_decay: glide_k(0.03, rate),
             squelch_env: 0.0,
         }
+    }
+
+    /// Moves to another output rate, keeping the call on the air and the queue.
+    pub fn set_rate(&mut self, rate: u32) {
+        let fresh = Radio::new(rate);
+        self.rate = fresh.rate;
+        self.k_hp = fresh.k_hp;
+        self.k_lp = fresh.k_lp;
+        self.k_squelch = fresh.k_squelch;
+        self.k_decay = fresh.k_decay;
     }
 
     /// Queues a call; when [`RADIO_QUEUE`] calls already wait, the oldest waiting is dropped
