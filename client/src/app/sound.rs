@@ -516,7 +516,7 @@ mod tests {
         let stalling = Reading {
             stall_fraction: 1.0,
             afterburner: true,
-            ..r.clone()
+            ..r
         };
         let o = own_aircraft(&stalling, None, false, false);
         assert!(o.stall > 0.5 && o.stall < 1.0, "{}", o.stall);
@@ -535,6 +535,38 @@ mod tests {
             own_aircraft(&broken, None, false, false).dynamic_pressure_pa,
             0.0
         );
+    }
+
+    #[test]
+    fn menu_music_on_the_menus_none_in_flight_and_a_flight_leaves_nothing_behind() {
+        let audio = AudioOutput::silent("tests");
+        let tone = Clip::new(44_100, vec![0.25; 44_100]).unwrap_or_else(|| panic!("clip"));
+        let mut bank = SoundBank::empty();
+        bank.insert_music(MusicTrack::Menu, tone.clone());
+        let mut g = GameSound {
+            bank: Some(Arc::new(bank)),
+            ..GameSound::default()
+        };
+        let ms = Duration::from_millis;
+        g.frame(&audio, None, Screen::MainMenu, false, ms(0));
+        assert!(audio.stats().is_some_and(|s| s.music));
+        // A flight: the music fades, the world is heard.
+        g.frame(&audio, None, Screen::Loading, true, ms(16));
+        audio.spawn(Positional {
+            sound: Sound::Jet,
+            bus: Bus::Engine,
+            looping: true,
+            falloff: Falloff::AIRCRAFT,
+            emitter: Emitter::default(),
+        });
+        g.frame(&audio, None, Screen::Flight, true, ms(2_000));
+        let s = audio.stats().unwrap_or_default();
+        assert!(!s.music && s.sources == 1, "{s:?}");
+        // Back to the menus: the flight's sources go, the music comes back.
+        g.frame(&audio, None, Screen::Debrief, false, ms(2_016));
+        g.frame(&audio, None, Screen::Debrief, false, ms(2_500));
+        let s = audio.stats().unwrap_or_default();
+        assert!(s.music && s.sources == 0, "{s:?}");
     }
 
     #[test]

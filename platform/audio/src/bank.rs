@@ -255,6 +255,18 @@ impl SoundBank {
         self.samples
     }
 
+    /// Sets a weapon effect (tests, and a game that makes its own).
+    pub fn insert_sfx(&mut self, s: Sfx, clip: Clip) {
+        self.samples += clip.samples().len();
+        self.sfx.insert(s, clip);
+    }
+
+    /// Sets a music track (tests, and a game that makes its own).
+    pub fn insert_music(&mut self, t: MusicTrack, clip: Clip) {
+        self.samples += clip.samples().len();
+        self.music.insert(t, clip);
+    }
+
     /// Adds a radio call (tests, and a game that makes its own).
     pub fn insert_radio(&mut self, key: &str, clip: Clip) -> bool {
         if !valid_radio_key(key) || self.radio.len() >= MAX_RADIO_CALLS {

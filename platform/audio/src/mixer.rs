@@ -217,6 +217,10 @@ pub struct MixerStats {
     pub refused: u64,
     /// Blocks rendered.
     pub blocks: u64,
+    /// Music plays (or fades).
+    pub music: bool,
+    /// Radio calls on the air or waiting.
+    pub radio: usize,
 }
 
 /// A gain gliding per block toward its target.
@@ -519,6 +523,8 @@ impl Mixer {
         let mut s = self.stats;
         s.sources = self.sources.iter().flatten().count();
         s.flat = self.flat.iter().flatten().count();
+        s.music = self.music.is_playing();
+        s.radio = self.radio.pending();
         s
     }
 
