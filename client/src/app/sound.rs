@@ -184,6 +184,9 @@ pub struct FlightSound {
     loops: BTreeMap<u32, Option<Clip>>,
     /// When the own gun's next round is heard.
     next_round: Option<Duration>,
+    /// The client's frame count last heard: effects and rounds are new only when it moved
+    /// (a paused flight does not run the client, and its last effects must not play again).
+    client_frames: Option<u64>,
 }
 
 impl FlightSound {
@@ -201,8 +204,13 @@ impl FlightSound {
             });
         }
         self.others(audio, h);
-        self.gun(audio, h);
-        self.effects(audio, h, own.map(|o| o.idx));
+        let frames = h.client.metrics.frames;
+        let advanced = self.client_frames != Some(frames);
+        self.client_frames = Some(frames);
+        self.gun(audio, h, advanced);
+        if advanced {
+            self.effects(audio, h, own.map(|o| o.idx));
+        }
     }
 
     /// Whether an engine sound was started.
@@ -336,8 +344,9 @@ impl FlightSound {
         });
     }
 
-    fn gun(&mut self, audio: &AudioOutput, h: &FlightHearing<'_>) {
-        let firing = h.reading.is_some() && h.client.last_input().is_some_and(|i| i.gun);
+    fn gun(&mut self, audio: &AudioOutput, h: &FlightHearing<'_>, advanced: bool) {
+        let firing =
+            advanced && h.reading.is_some() && h.client.last_input().is_some_and(|i| i.gun);
         let Some(clip) = h.bank.and_then(|b| b.sfx(Sfx::Gunfire)) else {
             return;
         };
