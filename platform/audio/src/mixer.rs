@@ -22,6 +22,10 @@
 //!
 //! Owns the mixing graph, the voices and their limits. Must not: touch a device, a thread, a
 //! clock or a file.
+//!
+//! About a thousand lines before its tests, on purpose: the graph, its voice table and the
+//! ranking that bounds it are one piece of state; what could stand apart already does
+//! (synthesizers in `synth`, spatial maths in `spatial`, music and radio in `radio`).
 
 use crate::clip::Clip;
 use crate::engine::{EngineLoops, EngineParams, EngineSound, unit};
