@@ -24,6 +24,7 @@ use fl_flight::math::Vec3;
 use fl_flight::{AircraftModel, AircraftState};
 use fl_protocol::enums::PeerRole;
 use fl_protocol::msg::handshake::EntityTypeDef;
+use fl_protocol::tlv::EffectRecord;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -185,8 +186,16 @@ pub struct Client {
     last_offset: Vec3,
     /// The last reconcile that moved the visual offset by more than a centimetre, and when.
     last_jump: Option<(Duration, ReconcileReport)>,
+    /// The pilot's last command (the sound hears the own gun from it).
+    last_input: Option<PilotInput>,
+    /// This frame's cosmetic effects from the snapshots (launches, impacts, detonations), for
+    /// the sound; at most [`MAX_FRAME_EFFECTS`].
+    effects: Vec<EffectRecord>,
     pub metrics: ClientMetrics,
 }
+
+/// Effects kept per frame: a burst beyond this is not heard anyway.
+pub const MAX_FRAME_EFFECTS: usize = 64;
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -220,6 +229,8 @@ impl Client {
             ticks: 0,
             last_offset: Vec3::ZERO,
             last_jump: None,
+            last_input: None,
+            effects: Vec::new(),
             metrics: ClientMetrics::default(),
         }
     }
@@ -281,6 +292,16 @@ impl Client {
         self.bridge.frame()
     }
 
+    /// The pilot's last command, once one was sent.
+    pub fn last_input(&self) -> Option<&PilotInput> {
+        self.last_input.as_ref()
+    }
+
+    /// The cosmetic effects the snapshots applied in the last frame brought.
+    pub fn effects(&self) -> &[EffectRecord] {
+        &self.effects
+    }
+
     /// Why the session ended, once it has.
     pub fn end_reason(&self) -> Option<&EndReason> {
         self.session.end_reason()
@@ -292,6 +313,7 @@ impl Client {
         let mut events = std::mem::take(&mut self.events);
         events.clear();
         self.session.update(now, &mut events);
+        self.effects.clear();
         let mut jump = Vec3::ZERO;
         let mut snapped = false;
         for ev in &events {
@@ -336,6 +358,9 @@ impl Client {
                         }
                         self.metrics.last_reconcile = Some(report);
                     }
+                    let room = MAX_FRAME_EFFECTS.saturating_sub(self.effects.len());
+                    self.effects
+                        .extend(update.effects.iter().take(room).cloned());
                     self.bridge.on_snapshot(update, self.session.entities());
                 }
                 _ => {}
@@ -373,6 +398,7 @@ impl Client {
                 };
                 let input = pilot.command(&view);
                 let mut msg = input.to_message(seq);
+                self.last_input = Some(input);
                 if self
                     .session
                     .send_input_with_lead(&mut msg, Some(lead))

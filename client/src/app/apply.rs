@@ -32,8 +32,20 @@ impl WindowMode {
 pub struct AudioLevels {
     /// The output's master volume (0 while muted in the background).
     pub master: f32,
-    /// The other buses' volumes, for `fl_audio::AudioOutput::set_bus_volume` once it exists.
+    /// The other buses' volumes, for `fl_audio::AudioOutput::set_bus_volume` ([`fl_bus`]).
     pub buses: [(AudioBus, f32); 5],
+}
+
+/// fl-audio's bus for a settings bus (one to one; the settings keep their own type for serde).
+pub fn fl_bus(bus: AudioBus) -> fl_audio::Bus {
+    match bus {
+        AudioBus::Master => fl_audio::Bus::Master,
+        AudioBus::Engine => fl_audio::Bus::Engine,
+        AudioBus::Weapons => fl_audio::Bus::Weapons,
+        AudioBus::Radio => fl_audio::Bus::Radio,
+        AudioBus::Music => fl_audio::Bus::Music,
+        AudioBus::Ui => fl_audio::Bus::Ui,
+    }
 }
 
 /// The levels for `audio` with the window focused or not.

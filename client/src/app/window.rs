@@ -32,12 +32,12 @@ use crate::session::SessionState;
 use crate::settings::{GameSettings, Graphics, ModelDetail, VsyncMode};
 use crate::ui::{self, StartPosition, UiState};
 
-use super::apply::{WindowMode, audio_levels};
+use super::apply::{WindowMode, audio_levels, fl_bus};
 use super::camera::{CameraMode, CameraRig, Eye, Subject};
 use super::keyboard::{InputHub, PilotState, add_pause};
 use super::launch::{self, Destination, LaunchMsg, LaunchRequest, Launched};
 use super::scene::{SceneModels, Sky, build_frame, dquat, dvec, instances};
-use super::sound::FlightSound;
+use super::sound::{FlightHearing, FlightSound, GameSound};
 use super::world::{WorldTerrain, altitude_of, local_up, world_point};
 use super::{AppError, AppOptions};
 
@@ -84,7 +84,7 @@ struct Flight {
     view_index: Option<u32>,
     /// The last 10 s of the link, for the F3 overlay.
     netgraph: crate::netgraph::NetGraph,
-    /// The own engine heard (fades out when the flight is dropped).
+    /// The flight heard: own aircraft, others, guns, effects.
     sound: FlightSound,
 }
 
@@ -123,6 +123,8 @@ pub(super) struct App {
     audio: fl_audio::AudioOutput,
     /// Whether the window has the keyboard focus (the sound may mute without it).
     focused: bool,
+    /// Menu music, the pack's sounds, the output's tick.
+    game_sound: GameSound,
     started: Instant,
     last_present: Option<Instant>,
     /// Set when the app must end with an error.
@@ -195,6 +197,7 @@ impl App {
             input: InputHub::start(bindings, bindings_file),
             audio: fl_audio::AudioOutput::open(),
             focused: true,
+            game_sound: GameSound::default(),
             started: Instant::now(),
             last_present: None,
             error: None,
@@ -362,9 +365,20 @@ impl App {
         if self.audio.master_volume() != levels.master {
             self.audio.set_master_volume(levels.master);
         }
-        // wired once fl-audio has buses: `self.audio.set_bus_volume(bus, v)` for each of
-        // `levels.buses`, and `self.audio.set_focus(self.focused)`.
-        let _ = levels.buses;
+        for (bus, v) in levels.buses {
+            let bus = fl_bus(bus);
+            if self.audio.bus_volume(bus) != v {
+                self.audio.set_bus_volume(bus, v);
+            }
+        }
+        // Muting in the background is the player's choice; otherwise the mix plays on in full
+        // (the master above is already 0 while muted).
+        let unfocused = if self.ui.settings.audio.mute_when_unfocused {
+            0.0
+        } else {
+            1.0
+        };
+        self.audio.set_unfocused_gain(unfocused);
     }
 
     fn start_session(&mut self, kind: SessionKind) {
@@ -739,12 +753,25 @@ impl App {
                 .autopilot
                 .is_none()
                 .then(|| self.input.mapper().controls().throttle);
-            let audible = screen == Screen::Flight;
-            let content = &f.launched.content;
-            let (client, audio) = (&f.launched.client, &self.audio);
-            f.sound
-                .update(audio, content, client, reading.as_ref(), throttle, audible);
+            let hearing = FlightHearing {
+                content: &f.launched.content,
+                client: &f.launched.client,
+                reading: reading.as_ref(),
+                throttle,
+                camera: in_flight_screens
+                    .then_some((frame.camera.position, frame.camera.orientation)),
+                bank: self.game_sound.bank().map(|b| b.as_ref()),
+                now: f.now(),
+            };
+            f.sound.update(&self.audio, &hearing);
         }
+        self.game_sound.frame(
+            &self.audio,
+            self.content.as_ref(),
+            screen,
+            self.flight.is_some(),
+            self.started.elapsed(),
+        );
         let Some(out) = gfx.surface.acquire(&gfx.gpu) else {
             gfx.window.request_redraw();
             return;
@@ -1280,6 +1307,7 @@ impl ApplicationHandler for App {
             }
             WindowEvent::Focused(focused) => {
                 self.focused = focused;
+                self.audio.set_focus(focused);
                 if !focused {
                     self.input.release_all();
                 }

@@ -165,7 +165,7 @@ impl Default for Audio {
     fn default() -> Self {
         Audio {
             // fl-audio's own starting level, so a player without a file hears what they did.
-            master: fl_audio::output::DEFAULT_MASTER_VOLUME,
+            master: fl_audio::mixer::DEFAULT_MASTER_VOLUME,
             engine: 1.0,
             weapons: 1.0,
             radio: 1.0,

@@ -227,7 +227,7 @@ fn prompt(ui: &mut Ui, r: &mut Rebinder) {
         return;
     }
     let mut choice = None;
-    egui::Modal::new(egui::Id::new("rebind-prompt")).show(ui.ctx(), |ui| match c.state() {
+    egui::Modal::new(egui::Id::unique("rebind-prompt")).show(ui.ctx(), |ui| match c.state() {
         CaptureState::Listening => {
             ui.label(
                 RichText::new(format!("Binding {}: {}", c.action().label(), c.prompt())).strong(),

@@ -200,11 +200,6 @@ fn audio(ui: &mut Ui, set: &mut GameSettings) {
         &mut a.mute_when_unfocused,
         "Mute when the game is in the background",
     );
-    // Remove once fl-audio mixes by bus (the window's `apply_audio_settings`).
-    note(
-        ui,
-        "The master volume applies now; the other buses apply once the sound mixer has them.",
-    );
 }
 
 /// Returns whether the UI scale slider is being dragged (the layout keeps its scale meanwhile).

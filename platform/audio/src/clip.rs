@@ -74,6 +74,36 @@ impl Clip {
     pub fn seconds(&self) -> f64 {
         self.samples.len() as f64 / f64::from(self.rate)
     }
+
+    /// The shared samples (tests count who holds them).
+    #[cfg(test)]
+    pub(crate) fn shared(&self) -> Arc<[f32]> {
+        self.samples.clone()
+    }
+
+    /// Whether `other` shares these very samples (a clone of the same clip): cheap, unlike `==`,
+    /// which compares every sample.
+    pub fn same(&self, other: &Clip) -> bool {
+        Arc::ptr_eq(&self.samples, &other.samples)
+    }
+
+    /// The sample at fractional position `pos` (linear interpolation); past the end the next
+    /// sample is the first when `looping`, else silence.
+    pub(crate) fn at(&self, pos: f64, looping: bool) -> f32 {
+        let s = &self.samples;
+        let len = s.len();
+        let i = pos as usize;
+        if i >= len {
+            return 0.0;
+        }
+        let frac = (pos - i as f64) as f32;
+        let b = match s.get(i + 1) {
+            Some(&b) => b,
+            None if looping => s[0],
+            None => 0.0,
+        };
+        s[i] + (b - s[i]) * frac
+    }
 }
 
 /// Why a sound file was refused. `file` names it (a path or an asset name).
@@ -136,6 +166,17 @@ pub fn read_file(path: &Path) -> Result<Clip, ClipError> {
 
 /// Decodes a WAV or Ogg Vorbis file held in memory; `file` names it in errors.
 pub fn decode(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
+    decode_limited(bytes, file, MAX_SECONDS)
+}
+
+/// [`decode`] with another length limit, seconds (music is longer than an effect).
+pub fn decode_limited(bytes: &[u8], file: &str, max_seconds: f64) -> Result<Clip, ClipError> {
+    // An hour at most, whatever the caller asks: the decoded samples are held in memory.
+    let max_seconds = if max_seconds.is_nan() {
+        MAX_SECONDS
+    } else {
+        max_seconds.clamp(0.0, 3_600.0)
+    };
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(ClipError::TooLarge {
             file: file.to_owned(),
@@ -158,8 +199,8 @@ pub fn decode(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
             b'V',
             b'E',
             ..,
-        ] => decode_wav(bytes, file),
-        [b'O', b'g', b'g', b'S', ..] => decode_ogg(bytes, file),
+        ] => wav(bytes, file, max_seconds),
+        [b'O', b'g', b'g', b'S', ..] => ogg(bytes, file, max_seconds),
         _ => Err(ClipError::UnknownFormat {
             file: file.to_owned(),
             magic: magic_of(bytes),
@@ -295,6 +336,10 @@ fn parse_fmt(body: &[u8], file: &str) -> Result<WavFormat, ClipError> {
 
 /// Decodes a RIFF/WAVE file.
 pub fn decode_wav(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
+    wav(bytes, file, MAX_SECONDS)
+}
+
+fn wav(bytes: &[u8], file: &str, max_seconds: f64) -> Result<Clip, ClipError> {
     let bad = |reason: String| ClipError::BadWav {
         file: file.to_owned(),
         reason,
@@ -349,11 +394,11 @@ pub fn decode_wav(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
         });
     }
     let seconds = frames as f64 / f64::from(format.rate);
-    if seconds > MAX_SECONDS {
+    if seconds > max_seconds {
         return Err(ClipError::TooLong {
             file: file.to_owned(),
             seconds,
-            limit: MAX_SECONDS,
+            limit: max_seconds,
         });
     }
     let bps = format.bytes_per_sample();
@@ -369,6 +414,10 @@ pub fn decode_wav(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
 
 /// Decodes an Ogg Vorbis file through rodio (symphonia), stopping at [`MAX_SECONDS`].
 pub fn decode_ogg(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
+    ogg(bytes, file, MAX_SECONDS)
+}
+
+fn ogg(bytes: &[u8], file: &str, max_seconds: f64) -> Result<Clip, ClipError> {
     let bad = |reason: String| ClipError::BadOgg {
         file: file.to_owned(),
         reason,
@@ -390,7 +439,7 @@ pub fn decode_ogg(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
         if !SAMPLE_RATES.contains(&rate) || channels == 0 || channels > MAX_CHANNELS {
             return Err(format!("{channels} channels at {rate} Hz is not read"));
         }
-        let limit = (MAX_SECONDS * f64::from(rate)) as usize * usize::from(channels);
+        let limit = (max_seconds * f64::from(rate)) as usize * usize::from(channels);
         let interleaved: Vec<f32> = dec.take(limit + 1).collect();
         Ok((rate, channels, interleaved))
     })
@@ -404,11 +453,11 @@ pub fn decode_ogg(bytes: &[u8], file: &str) -> Result<Clip, ClipError> {
         });
     }
     let seconds = frames as f64 / f64::from(rate);
-    if seconds > MAX_SECONDS {
+    if seconds > max_seconds {
         return Err(ClipError::TooLong {
             file: file.to_owned(),
             seconds,
-            limit: MAX_SECONDS,
+            limit: max_seconds,
         });
     }
     let k = 1.0 / f32::from(channels);

@@ -207,6 +207,16 @@ impl EngineSound {
         }
     }
 
+    /// The loops it plays, given back (to rebuild it at another rate, or to free them off the
+    /// audio thread).
+    pub fn into_loops(self) -> EngineLoops {
+        EngineLoops {
+            idle: self.idle.clip,
+            mil: self.mil.clip,
+            afterburner: self.afterburner.map(|p| p.clip),
+        }
+    }
+
     /// The output rate, samples per second.
     pub fn out_rate(&self) -> u32 {
         self.out_rate
