@@ -202,7 +202,12 @@ fn keys_and_axes_rebind_conflicts_ask_and_bindings_persist() {
         shown(&h, &cell_label(Action::Flaps, Slot::Primary, "F")),
         "nothing changes before the choice"
     );
+    assert!(
+        h.state().ui.controls.asking(),
+        "the window gives Esc to the prompt"
+    );
     click(&mut h, "Replace");
+    assert!(!h.state().ui.controls.asking());
     assert!(shown(&h, &cell_label(Action::Flaps, Slot::Primary, "K")));
     assert!(shown(&h, &cell_label(Action::Gear, Slot::Primary, "—")));
 

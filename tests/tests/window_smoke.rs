@@ -55,7 +55,10 @@ fn the_real_binary_flies_single_player_in_a_window_and_saves_a_screenshot() {
     if std::path::Path::new("/dev/snd").exists() {
         assert!(silent_lines <= 1, "{stderr}");
     } else {
-        assert_eq!(silent_lines, 1, "one line about the missing sound device: {stderr}");
+        assert_eq!(
+            silent_lines, 1,
+            "one line about the missing sound device: {stderr}"
+        );
     }
     assert!(shot.exists(), "no screenshot at {}", shot.display());
     let img = image::open(&shot).expect("a PNG").to_rgba8();

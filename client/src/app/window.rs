@@ -1291,6 +1291,17 @@ impl ApplicationHandler for App {
             // The press binds; the menus never see it (Esc cancels the capture, not Settings).
             return;
         }
+        if self.screens.current() == Screen::Settings
+            && self.ui.controls.asking()
+            && let WindowEvent::KeyboardInput { event: key, .. } = &event
+            && key.logical_key == winit::keyboard::Key::Named(winit::keyboard::NamedKey::Escape)
+        {
+            // Esc on the conflict prompt is its Cancel, as in the capture before it.
+            if key.state == ElementState::Pressed {
+                self.ui.controls.resolve(fl_input::Choice::Cancel);
+            }
+            return;
+        }
         let consumed = match &mut self.gfx {
             Some(g) => g.egui.on_window_event(&g.window, &event).consumed,
             None => false,

@@ -87,6 +87,13 @@ impl Rebinder {
             .is_some_and(|c| *c.state() == CaptureState::Listening)
     }
 
+    /// A conflict prompt is open: Esc answers it with Cancel rather than leaving Settings.
+    pub fn asking(&self) -> bool {
+        self.capture
+            .as_ref()
+            .is_some_and(|c| matches!(c.state(), CaptureState::Conflict(_)))
+    }
+
     /// Starts "press to bind" for `action`'s `slot` in the column shown.
     pub fn start(&mut self, action: Action, slot: Slot) {
         let source = self.source.clone();
