@@ -37,14 +37,16 @@ fn press_until(game: &mut RunningGame, keys: &Keys<'_>, key: &str, needle: &str)
     panic!("{key} never led to {needle:?}:\n{}", game.log());
 }
 
-#[test]
-fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
-    let Some(x) = Xvfb::start() else { return };
-    let home = ScratchHome::new();
+/// Writes `bindings_toml` as the player's bindings, starts the game in `x` and waits for its
+/// window; `None` when the test cannot go on here (no graphics adapter, no xdotool: recorded).
+fn launch<'a>(
+    x: &'a Xvfb,
+    home: &ScratchHome,
+    bindings_toml: &str,
+) -> Option<(RunningGame, Keys<'a>)> {
     let bindings = home.bindings();
-    let corrupt = "version = 2\n[keyboard\ngear = { primary = \"L\" }\n";
     std::fs::create_dir_all(bindings.parent().expect("a folder")).expect("config folder");
-    std::fs::write(&bindings, corrupt).expect("bindings.toml");
+    std::fs::write(&bindings, bindings_toml).expect("bindings.toml");
     let mut cmd = x.command(&game_binary().to_string_lossy());
     cmd.args(["--size", "640x360", "--settings"])
         .arg(home.settings())
@@ -55,11 +57,21 @@ fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
         let log = game.log();
         if log.contains("no graphics adapter") {
             fl_fixtures::no_adapter(&log);
-            return;
+            return None;
         }
         panic!("the game ended before its window opened:\n{log}");
     };
-    let Some(keys) = Keys::for_window(&x, "fighters-legacy", STEP) else {
+    let keys = Keys::for_window(x, "fighters-legacy", STEP)?;
+    Some((game, keys))
+}
+
+#[test]
+fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
+    let Some(x) = Xvfb::start() else { return };
+    let home = ScratchHome::new();
+    let bindings = home.bindings();
+    let corrupt = "version = 2\n[keyboard\ngear = { primary = \"L\" }\n";
+    let Some((mut game, keys)) = launch(&x, &home, corrupt) else {
         return;
     };
 
@@ -120,28 +132,8 @@ fn the_keyboard_takes_a_player_from_the_menu_to_flight_and_out() {
 fn a_key_rebound_in_bindings_toml_acts_in_flight() {
     let Some(x) = Xvfb::start() else { return };
     let home = ScratchHome::new();
-    let bindings = home.bindings();
-    std::fs::create_dir_all(bindings.parent().expect("a folder")).expect("config folder");
-    std::fs::write(
-        &bindings,
-        "version = 2\n\n[keyboard.screenshot]\nprimary = \"F9\"\n",
-    )
-    .expect("bindings.toml");
-    let mut cmd = x.command(&game_binary().to_string_lossy());
-    cmd.args(["--size", "640x360", "--settings"])
-        .arg(home.settings())
-        .env("RUST_LOG", "warn,fighters_legacy=info");
-    home.apply(&mut cmd);
-    let mut game = RunningGame::spawn(cmd, home.path().join("game.log"));
-    let Some(_) = game.try_wait_for("window opened", Duration::from_secs(180)) else {
-        let log = game.log();
-        if log.contains("no graphics adapter") {
-            fl_fixtures::no_adapter(&log);
-            return;
-        }
-        panic!("the game ended before its window opened:\n{log}");
-    };
-    let Some(keys) = Keys::for_window(&x, "fighters-legacy", STEP) else {
+    let rebound = "version = 2\n\n[keyboard.screenshot]\nprimary = \"F9\"\n";
+    let Some((mut game, keys)) = launch(&x, &home, rebound) else {
         return;
     };
     press_until(&mut game, &keys, "Return", "screen MainMenu -> FreeFlight");
@@ -158,8 +150,8 @@ fn a_key_rebound_in_bindings_toml_acts_in_flight() {
     press_until(&mut game, &keys, "F9", "screenshot saved to ");
     assert!(!game.log().contains("panicked"), "{}", game.log());
     assert_eq!(
-        std::fs::read_to_string(&bindings).ok().as_deref(),
-        Some("version = 2\n\n[keyboard.screenshot]\nprimary = \"F9\"\n"),
+        std::fs::read_to_string(home.bindings()).ok().as_deref(),
+        Some(rebound),
         "reading the bindings never rewrites them"
     );
 }
