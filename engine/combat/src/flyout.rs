@@ -1,0 +1,1 @@
+//! Flyout: missiles, gun rounds, rockets and bombs in flight.

@@ -1,0 +1,1 @@
+//! Sensing: sensors (search and track lobes), detection checks and contacts.
