@@ -1,0 +1,838 @@
+//! Contacts and tracks: what one observer believes is out there, kept between checks.
+//!
+//! [`Sensing`] is the small per-entity state the server keeps; each check it turns the pure
+//! evaluations of `detect` into contact tracks under the design record's rule — **the dice gate
+//! acquisition, geometry maintains the contact**: Lost → Detected needs the search die,
+//! Detected → Locked the track die; a held contact stays held while it is seen, without a roll,
+//! and once unseen it coasts on its last-known state for the sensor's `lock_hold_s`, then drops.
+//! A lock that coasts and is seen again in the track lobe before the coast runs out is still
+//! locked ("it was never lost, only unobserved").
+//!
+//! Radar modes (the wire's `MsgClientInput::radarMode`) govern emitting radars only; passive
+//! sensors (IRST, eyeball) and receivers (SARH seekers) are unaffected:
+//! * **Silent** — nothing radiates (lasers included); emitting sensors' tracks drop at once.
+//! * **Search** — bearing and range (Detected), never a lock; locks fall back to Detected.
+//! * **TWS** — search plus soft locks on up to [`SensingLimits::tws_max_locks`] targets; not
+//!   firing-quality. The mode a radar boots in.
+//! * **STT** — the radar looks only at the designated target and holds a firing-quality lock on
+//!   it; other radar contacts coast out. Without a designation it scans like Search and designates
+//!   the nearest radar contact it holds, which the next check tries to lock; when the designated
+//!   target's radar track is lost the designation clears (break-lock).
+//!
+//! Must not: read the clock, iterate a hash map, or see any target the caller did not hand it.
+//! Output order is by target id, whatever order the targets came in.
+
+use super::detect::{
+    CheckTime, EntityId, Gates, Observer, SensingWorld, SlotView, Target, detection_roll, prepare,
+    visible,
+};
+use super::spec::SensorSpec;
+use fl_flight::math::Vec3;
+
+/// Most sensors one observer's suite may have (slots beyond are ignored).
+pub const MAX_SENSORS: usize = 16;
+
+/// A coast this close to zero has run out (repeated subtraction of a 0.1 s interval leaves
+/// dust; a contact must not outlive its hold by a check).
+const COAST_EPS_S: f64 = 1e-6;
+
+/// A radar's operating mode. The discriminants are the wire's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum RadarMode {
+    /// Not radiating (EMCON).
+    Silent = 0,
+    /// Scanning: bearing and range, no lock.
+    Search = 1,
+    /// Track-while-scan: soft locks on several targets.
+    Tws = 2,
+    /// Single-target track: one firing-quality lock.
+    Stt = 3,
+}
+
+/// The wire's "keep the current mode" value of `MsgClientInput::radarMode`.
+pub const RADAR_MODE_KEEP: u8 = 255;
+
+impl RadarMode {
+    /// The mode a wire byte names (`None` for any other value, 255 included).
+    pub fn from_wire(v: u8) -> Option<Self> {
+        match v {
+            0 => Some(Self::Silent),
+            1 => Some(Self::Search),
+            2 => Some(Self::Tws),
+            3 => Some(Self::Stt),
+            _ => None,
+        }
+    }
+
+    /// True for every mode but Silent.
+    #[inline]
+    pub fn emits(self) -> bool {
+        self != Self::Silent
+    }
+}
+
+/// A radar-mode byte that is neither a mode nor [`RADAR_MODE_KEEP`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("radar mode {0} is not 0-3 or 255 (keep)")]
+pub struct BadRadarMode(pub u8);
+
+/// A contact's lifecycle. The discriminants are the wire's `ContactState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum ContactState {
+    /// Not held.
+    Lost = 0,
+    /// Held by a search lobe: bearing and range.
+    Detected = 1,
+    /// Held by a track lobe.
+    Locked = 2,
+    /// Was held, now unseen, running out its coast on last-known state.
+    Coasting = 3,
+}
+
+impl ContactState {
+    /// Strength for merging and priority: Locked > Detected > Coasting > Lost.
+    #[inline]
+    pub fn rank(self) -> u8 {
+        match self {
+            Self::Lost => 0,
+            Self::Coasting => 1,
+            Self::Detected => 2,
+            Self::Locked => 3,
+        }
+    }
+
+    /// Held at all (anything but Lost).
+    #[inline]
+    pub fn held(self) -> bool {
+        self != Self::Lost
+    }
+}
+
+/// One sensor's track on one target, between checks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlotTrack {
+    /// Where it is in its lifecycle.
+    pub state: ContactState,
+    /// Coast left, s (> 0 only while Coasting).
+    pub coast_left_s: f64,
+    /// The coast started from a lock: seen again in the track lobe, it is locked again.
+    pub coast_from_lock: bool,
+    /// Tick of the Lost → Detected edge (drives an AI's reaction delay).
+    pub first_detected_tick: u64,
+    /// Last tick it was actually seen.
+    pub last_seen_tick: u64,
+}
+
+impl SlotTrack {
+    /// Not held.
+    pub const LOST: SlotTrack = SlotTrack {
+        state: ContactState::Lost,
+        coast_left_s: 0.0,
+        coast_from_lock: false,
+        first_detected_tick: 0,
+        last_seen_tick: 0,
+    };
+}
+
+/// What one check saw of one target through one sensor (from `detect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Observation {
+    /// Seen in the search lobe (in it, not masked, not notched).
+    pub search_seen: bool,
+    /// Seen in the track lobe.
+    pub track_seen: bool,
+    /// The search die passed.
+    pub search_roll: bool,
+    /// The track die passed.
+    pub track_roll: bool,
+    /// A new lock may be taken (TWS capacity); an existing one is kept regardless.
+    pub may_lock: bool,
+}
+
+/// Advances one sensor's track on one target by one check. Pure.
+pub fn step_track(
+    prev: SlotTrack,
+    obs: &Observation,
+    coast_s: f64,
+    dt_s: f64,
+    tick: u64,
+) -> SlotTrack {
+    let mut next = prev;
+    let held = prev.state.held();
+    if !(obs.search_seen || obs.track_seen) {
+        if !held {
+            return next;
+        }
+        if prev.state == ContactState::Coasting {
+            next.coast_left_s = prev.coast_left_s - dt_s.max(0.0);
+        } else {
+            next.state = ContactState::Coasting;
+            next.coast_left_s = if coast_s.is_nan() { 0.0 } else { coast_s.max(0.0) };
+            next.coast_from_lock = prev.state == ContactState::Locked;
+        }
+        // `!(x > eps)` also drops a NaN coast.
+        if !(next.coast_left_s > COAST_EPS_S) {
+            return SlotTrack::LOST;
+        }
+        return next;
+    }
+    match prev.state {
+        ContactState::Lost => {
+            // Acquisition: the search lobe and its die.
+            if !(obs.search_seen && obs.search_roll) {
+                return next;
+            }
+            next.state = ContactState::Detected;
+            next.first_detected_tick = tick;
+        }
+        ContactState::Coasting => {
+            // Recovered inside the coast: no die, and a coasting lock is a lock again if the
+            // track lobe sees it.
+            next.state = if prev.coast_from_lock && obs.track_seen {
+                ContactState::Locked
+            } else {
+                ContactState::Detected
+            };
+        }
+        ContactState::Detected | ContactState::Locked => {}
+    }
+    next.coast_left_s = 0.0;
+    next.coast_from_lock = false;
+    next.last_seen_tick = tick;
+    if obs.track_seen {
+        if next.state != ContactState::Locked && obs.track_roll && obs.may_lock {
+            next.state = ContactState::Locked;
+        }
+    } else if next.state == ContactState::Locked {
+        // Still seen, but not by the track lobe: we can see it, we cannot shoot it.
+        next.state = ContactState::Detected;
+    }
+    next
+}
+
+/// What one observer holds on one target, merged over its sensors. Positions are last-known:
+/// where the target was when last seen, not where it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contact {
+    /// The target.
+    pub target: EntityId,
+    /// The strongest state any sensor holds it in.
+    pub state: ContactState,
+    /// Kinds of sensor holding it (`1 << SensorKind`), coasting ones included.
+    pub kinds: u8,
+    /// Kinds of *emitting* sensor that saw it this check (Detected or Locked): what its radar
+    /// warning receiver hears from this observer. 0 for passive sensing.
+    pub painting: u8,
+    /// A firing-quality lock (STT on this target).
+    pub firing_quality: bool,
+    /// Last-known world position, m.
+    pub position: Vec3,
+    /// Last-known world velocity, m/s.
+    pub velocity: Vec3,
+    /// Range when last seen, m.
+    pub range_m: f64,
+    /// Tick of first detection (the earliest over its sensors).
+    pub first_detected_tick: u64,
+    /// Tick it was last seen.
+    pub last_seen_tick: u64,
+}
+
+/// Bounds on one observer's picture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SensingLimits {
+    /// Most targets held at once; beyond, the weakest and farthest are dropped (a designated
+    /// target never is).
+    pub max_contacts: usize,
+    /// Most targets a TWS radar soft-locks at once.
+    pub tws_max_locks: usize,
+}
+
+impl Default for SensingLimits {
+    fn default() -> Self {
+        Self {
+            max_contacts: 32,
+            tws_max_locks: 10,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    target: EntityId,
+    slot: u8,
+    track: SlotTrack,
+    position: Vec3,
+    velocity: Vec3,
+    range_m: f64,
+    visited: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    target: EntityId,
+    slot: u8,
+    /// Index into `tracks` (existing entry) or `None` (new).
+    entry: Option<usize>,
+    obs: Observation,
+    position: Vec3,
+    velocity: Vec3,
+    range_m: f64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SlotGate {
+    view: SlotView,
+    gates: Gates,
+    /// STT: the only target this radar looks at.
+    only: Option<EntityId>,
+    /// Silent: this sensor's tracks drop at once.
+    dark: bool,
+    /// TWS lock capacity applies.
+    capped: bool,
+    coast_s: f64,
+}
+
+/// One observer's sensing state: radar mode, designation, tracks and the merged contacts.
+#[derive(Debug, Clone)]
+pub struct Sensing {
+    mode: RadarMode,
+    designated: Option<EntityId>,
+    notch_factor: f64,
+    limits: SensingLimits,
+    /// Sorted by (target, slot).
+    tracks: Vec<Entry>,
+    /// Sorted by target.
+    contacts: Vec<Contact>,
+    pending: Vec<Pending>,
+    fresh: Vec<Entry>,
+}
+
+impl Default for Sensing {
+    fn default() -> Self {
+        Self::new(SensingLimits::default())
+    }
+}
+
+impl Sensing {
+    /// An observer with nothing held, its radar in TWS (the mode a radar boots in).
+    pub fn new(limits: SensingLimits) -> Self {
+        Self {
+            mode: RadarMode::Tws,
+            designated: None,
+            notch_factor: 1.0,
+            limits,
+            tracks: Vec::new(),
+            contacts: Vec::new(),
+            pending: Vec::new(),
+            fresh: Vec::new(),
+        }
+    }
+
+    /// The radar mode.
+    pub fn mode(&self) -> RadarMode {
+        self.mode
+    }
+
+    /// Sets the radar mode; takes effect at the next check.
+    pub fn set_mode(&mut self, mode: RadarMode) {
+        self.mode = mode;
+    }
+
+    /// Applies a `MsgClientInput::radarMode` byte: 0–3 set the mode, 255 keeps it; anything else
+    /// is refused without effect.
+    pub fn apply_mode_byte(&mut self, v: u8) -> Result<(), BadRadarMode> {
+        if v == RADAR_MODE_KEEP {
+            return Ok(());
+        }
+        let mode = RadarMode::from_wire(v).ok_or(BadRadarMode(v))?;
+        self.mode = mode;
+        Ok(())
+    }
+
+    /// The STT target (may name a contact in other modes too, for a HUD).
+    pub fn designated(&self) -> Option<EntityId> {
+        self.designated
+    }
+
+    /// Designates the STT target (a contact the player or AI chose; `None` clears).
+    pub fn designate(&mut self, target: Option<EntityId>) {
+        self.designated = target;
+    }
+
+    /// Scales every pulse-doppler notch of this observer's sensors (a seeker's
+    /// `notch_susceptibility`; 1 for aircraft and ground sensors).
+    pub fn set_notch_factor(&mut self, f: f64) {
+        self.notch_factor = f;
+    }
+
+    /// The merged contacts, sorted by target.
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// The contact on one target.
+    pub fn contact(&self, target: EntityId) -> Option<&Contact> {
+        self.contacts
+            .binary_search_by_key(&target, |c| c.target)
+            .ok()
+            .map(|i| &self.contacts[i])
+    }
+
+    /// The firing-quality lock, if any (what a SARH shot needs from its launcher).
+    pub fn firing_quality_lock(&self) -> Option<&Contact> {
+        self.contacts.iter().find(|c| c.firing_quality)
+    }
+
+    /// One sensor's track on a target (for seekers and tests).
+    pub fn track(&self, target: EntityId, slot: u8) -> Option<SlotTrack> {
+        self.find(target, slot).ok().map(|i| self.tracks[i].track)
+    }
+
+    /// Drops everything held (the suite changed, avionics failed): re-acquisition is honest.
+    pub fn clear(&mut self) {
+        self.tracks.clear();
+        self.contacts.clear();
+        self.designated = None;
+    }
+
+    /// Forgets a target that left the world.
+    pub fn forget(&mut self, target: EntityId) {
+        self.tracks.retain(|e| e.target != target);
+        self.contacts.retain(|c| c.target != target);
+        if self.designated == Some(target) {
+            self.designated = None;
+        }
+    }
+
+    fn find(&self, target: EntityId, slot: u8) -> Result<usize, usize> {
+        self.tracks
+            .binary_search_by(|e| (e.target, e.slot).cmp(&(target, slot)))
+    }
+
+    /// Runs one check: every sensor of `sensors` (slot = index) against every target of `targets`
+    /// (the observer itself and duplicates are skipped). Targets held but not handed in this time
+    /// are treated as unseen (they coast). Deterministic whatever the order of `targets`.
+    pub fn check(
+        &mut self,
+        sensors: &[SensorSpec],
+        observer: &Observer,
+        targets: &[Target],
+        world: &SensingWorld<'_>,
+        time: &CheckTime,
+    ) {
+        let dt = if time.interval_s.is_finite() {
+            time.interval_s.max(0.0)
+        } else {
+            0.0
+        };
+        let sensors = &sensors[..sensors.len().min(MAX_SENSORS)];
+        let stt_target = match self.mode {
+            RadarMode::Stt => self.designated,
+            _ => None,
+        };
+        let mut gates_buf = [None; MAX_SENSORS];
+        for (g, spec) in gates_buf.iter_mut().zip(sensors) {
+            let governed = spec.mode_governed();
+            let emitting = !spec.emitter || self.mode.emits();
+            let track_allowed = !governed
+                || match self.mode {
+                    RadarMode::Tws => true,
+                    RadarMode::Stt => stt_target.is_some(),
+                    RadarMode::Silent | RadarMode::Search => false,
+                };
+            *g = Some(SlotGate {
+                view: SlotView::new(spec, observer, world),
+                gates: Gates {
+                    emitting,
+                    track_allowed,
+                    notch_factor: self.notch_factor,
+                },
+                only: if governed { stt_target } else { None },
+                dark: spec.emitter && !emitting,
+                capped: governed && self.mode == RadarMode::Tws,
+                coast_s: spec.coast_s(),
+            });
+        }
+        let gates = &gates_buf[..sensors.len()];
+
+        for e in &mut self.tracks {
+            e.visited = false;
+        }
+        self.pending.clear();
+        self.fresh.clear();
+
+        // Phase 1: observe (no state changes, so the order of `targets` cannot matter).
+        for t in targets {
+            if t.id == observer.id {
+                continue;
+            }
+            for (slot, (spec, gate)) in sensors.iter().zip(gates).enumerate() {
+                let Some(gate) = gate else { continue };
+                let slot = slot as u8;
+                let entry = self.find(t.id, slot).ok();
+                if let Some(i) = entry {
+                    if self.tracks[i].visited {
+                        continue; // a duplicate target in the list
+                    }
+                    self.tracks[i].visited = true;
+                }
+                let held = entry.is_some_and(|i| self.tracks[i].track.state.held());
+                let obs = if gate.dark || gate.only.is_some_and(|only| only != t.id) {
+                    None
+                } else {
+                    observe(spec, gate, slot, held, observer, t, world, time)
+                };
+                let Some((obs, range_m)) = obs else {
+                    if entry.is_some() {
+                        self.pending.push(Pending {
+                            target: t.id,
+                            slot,
+                            entry,
+                            obs: Observation::default(),
+                            position: t.position,
+                            velocity: t.velocity,
+                            range_m: f64::NAN,
+                        });
+                    }
+                    continue;
+                };
+                self.pending.push(Pending {
+                    target: t.id,
+                    slot,
+                    entry,
+                    obs,
+                    position: t.position,
+                    velocity: t.velocity,
+                    range_m,
+                });
+            }
+        }
+
+        // Phase 2: apply, nearest first, so the TWS lock capacity goes to the nearest targets.
+        self.pending.sort_by(|a, b| {
+            a.range_m
+                .total_cmp(&b.range_m)
+                .then(a.target.cmp(&b.target))
+                .then(a.slot.cmp(&b.slot))
+        });
+        let mut locks = count_capped_locks(&self.tracks, gates);
+        for p in &self.pending {
+            let gate = gates[usize::from(p.slot)];
+            let Some(gate) = gate else { continue };
+            let prev = p.entry.map_or(SlotTrack::LOST, |i| self.tracks[i].track);
+            let mut obs = p.obs;
+            obs.may_lock = !gate.capped || locks < self.limits.tws_max_locks;
+            let next = if gate.dark {
+                SlotTrack::LOST
+            } else {
+                step_track(prev, &obs, gate.coast_s, dt, time.tick)
+            };
+            if gate.capped && next.state == ContactState::Locked && !lock_held(&prev) {
+                locks += 1;
+            }
+            let seen = next.last_seen_tick == time.tick && next.state.held() && p.range_m.is_finite();
+            match p.entry {
+                Some(i) => {
+                    let e = &mut self.tracks[i];
+                    e.track = next;
+                    if seen {
+                        e.position = p.position;
+                        e.velocity = p.velocity;
+                        e.range_m = p.range_m;
+                    }
+                }
+                None if next.state.held() => self.fresh.push(Entry {
+                    target: p.target,
+                    slot: p.slot,
+                    track: next,
+                    position: p.position,
+                    velocity: p.velocity,
+                    range_m: p.range_m,
+                    visited: true,
+                }),
+                None => {}
+            }
+        }
+
+        // Held but not handed in, or a slot that no longer exists: unseen.
+        for e in &mut self.tracks {
+            if e.visited {
+                continue;
+            }
+            match gates.get(usize::from(e.slot)).copied().flatten() {
+                Some(g) if !g.dark => {
+                    e.track = step_track(e.track, &Observation::default(), g.coast_s, dt, time.tick);
+                }
+                _ => e.track = SlotTrack::LOST,
+            }
+        }
+        self.tracks.retain(|e| e.track.state.held());
+        self.tracks.append(&mut self.fresh);
+        self.tracks
+            .sort_by(|a, b| (a.target, a.slot).cmp(&(b.target, b.slot)));
+        // A target listed twice acquires twice with the same dice: keep one.
+        self.tracks
+            .dedup_by(|a, b| (a.target, a.slot) == (b.target, b.slot));
+
+        self.maintain_designation(sensors, time.tick);
+        self.rebuild_contacts(sensors, gates);
+    }
+
+    /// STT bookkeeping after a check: a designated target no radar holds any more is released
+    /// (break-lock); STT without a designation picks the nearest radar contact seen this check.
+    fn maintain_designation(&mut self, sensors: &[SensorSpec], tick: u64) {
+        let radar_held = |e: &Entry| {
+            sensors
+                .get(usize::from(e.slot))
+                .is_some_and(SensorSpec::mode_governed)
+        };
+        if let Some(d) = self.designated
+            && self.mode == RadarMode::Stt
+            && !self.tracks.iter().any(|e| e.target == d && radar_held(e))
+        {
+            self.designated = None;
+        }
+        if self.mode == RadarMode::Stt && self.designated.is_none() {
+            self.designated = self
+                .tracks
+                .iter()
+                .filter(|e| radar_held(e) && e.track.last_seen_tick == tick)
+                .min_by(|a, b| a.range_m.total_cmp(&b.range_m).then(a.target.cmp(&b.target)))
+                .map(|e| e.target);
+        }
+    }
+
+    fn rebuild_contacts(&mut self, sensors: &[SensorSpec], gates: &[Option<SlotGate>]) {
+        self.contacts.clear();
+        let stt = match self.mode {
+            RadarMode::Stt => self.designated,
+            _ => None,
+        };
+        for e in &self.tracks {
+            let Some(spec) = sensors.get(usize::from(e.slot)) else {
+                continue;
+            };
+            let emitting = gates
+                .get(usize::from(e.slot))
+                .copied()
+                .flatten()
+                .is_some_and(|g| spec.emitter && g.gates.emitting);
+            let observed = matches!(e.track.state, ContactState::Detected | ContactState::Locked);
+            let fq = spec.mode_governed()
+                && e.track.state == ContactState::Locked
+                && stt == Some(e.target);
+            let fresh_fix = e.track.last_seen_tick;
+            match self.contacts.last_mut() {
+                Some(c) if c.target == e.target => {
+                    if e.track.state.rank() > c.state.rank() {
+                        c.state = e.track.state;
+                    }
+                    c.kinds |= spec.kind.bit();
+                    if emitting && observed {
+                        c.painting |= spec.kind.bit();
+                    }
+                    c.firing_quality |= fq;
+                    c.first_detected_tick = c.first_detected_tick.min(e.track.first_detected_tick);
+                    if fresh_fix > c.last_seen_tick {
+                        c.last_seen_tick = fresh_fix;
+                        c.position = e.position;
+                        c.velocity = e.velocity;
+                        c.range_m = e.range_m;
+                    }
+                }
+                _ => self.contacts.push(Contact {
+                    target: e.target,
+                    state: e.track.state,
+                    kinds: spec.kind.bit(),
+                    painting: if emitting && observed { spec.kind.bit() } else { 0 },
+                    firing_quality: fq,
+                    position: e.position,
+                    velocity: e.velocity,
+                    range_m: e.range_m,
+                    first_detected_tick: e.track.first_detected_tick,
+                    last_seen_tick: fresh_fix,
+                }),
+            }
+        }
+        let max = self.limits.max_contacts;
+        if self.contacts.len() > max {
+            // Keep the designated target, then the strongest, nearest; ties by id.
+            let designated = self.designated;
+            let mut order: Vec<(bool, u8, f64, EntityId)> = self
+                .contacts
+                .iter()
+                .map(|c| (Some(c.target) == designated, c.state.rank(), c.range_m, c.target))
+                .collect();
+            order.sort_by(|a, b| {
+                b.0.cmp(&a.0)
+                    .then(b.1.cmp(&a.1))
+                    .then(a.2.total_cmp(&b.2))
+                    .then(a.3.cmp(&b.3))
+            });
+            let mut keep: Vec<EntityId> = order.iter().take(max).map(|o| o.3).collect();
+            keep.sort();
+            self.contacts.retain(|c| keep.binary_search(&c.target).is_ok());
+            self.tracks.retain(|e| keep.binary_search(&e.target).is_ok());
+        }
+    }
+}
+
+/// Whether a track holds (or is coasting on) a lock.
+fn lock_held(t: &SlotTrack) -> bool {
+    t.state == ContactState::Locked || (t.state == ContactState::Coasting && t.coast_from_lock)
+}
+
+/// TWS soft locks held now, coasting ones included (distinct targets), by capped sensors.
+fn count_capped_locks(tracks: &[Entry], gates: &[Option<SlotGate>]) -> usize {
+    let mut n = 0;
+    let mut last = None;
+    for e in tracks {
+        let capped = gates
+            .get(usize::from(e.slot))
+            .copied()
+            .flatten()
+            .is_some_and(|g| g.capped);
+        if capped && lock_held(&e.track) && last != Some(e.target) {
+            n += 1;
+            last = Some(e.target);
+        }
+    }
+    n
+}
+
+/// One sensor's observation of one target, with terrain sampled only where it can matter: a
+/// target not yet held is only marched to when its acquisition die has already passed.
+/// `None`: not in any lobe (or not visible at all).
+#[allow(clippy::too_many_arguments)]
+fn observe(
+    spec: &SensorSpec,
+    gate: &SlotGate,
+    slot: u8,
+    held: bool,
+    observer: &Observer,
+    target: &Target,
+    world: &SensingWorld<'_>,
+    time: &CheckTime,
+) -> Option<(Observation, f64)> {
+    let p = prepare(
+        spec,
+        &gate.view,
+        observer,
+        target,
+        world,
+        &gate.gates,
+        time.interval_s,
+    )
+    .ok()?;
+    let roll = |track: bool, pod: f64| {
+        detection_roll(world.seed, time.tick, observer.id, target.id, slot, track, pod)
+    };
+    let search_roll = p.search_in && roll(false, p.search_pod);
+    let track_roll = p.track_in && roll(true, p.track_pod);
+    if !held && !search_roll {
+        // Acquisition failed: whatever the terrain, nothing changes.
+        return None;
+    }
+    if !visible(world, observer.position, target.position) {
+        return None;
+    }
+    Some((
+        Observation {
+            search_seen: p.search_in,
+            track_seen: p.track_in,
+            search_roll,
+            track_roll,
+            may_lock: true,
+        },
+        p.range_m,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(search_roll: bool, track: bool, track_roll: bool) -> Observation {
+        Observation {
+            search_seen: true,
+            track_seen: track,
+            search_roll,
+            track_roll,
+            may_lock: true,
+        }
+    }
+
+    #[test]
+    fn dice_gate_acquisition_and_geometry_keeps_it() {
+        let t0 = SlotTrack::LOST;
+        // A failed die leaves it lost.
+        assert_eq!(step_track(t0, &seen(false, false, false), 3.0, 0.1, 1), t0);
+        let t1 = step_track(t0, &seen(true, false, false), 3.0, 0.1, 2);
+        assert_eq!(t1.state, ContactState::Detected);
+        assert_eq!(t1.first_detected_tick, 2);
+        // Held with every die failing: still held.
+        let t2 = step_track(t1, &seen(false, false, false), 3.0, 0.1, 3);
+        assert_eq!(t2.state, ContactState::Detected);
+        assert_eq!(t2.last_seen_tick, 3);
+        // Lock on the track die; held without it afterwards.
+        let t3 = step_track(t2, &seen(false, true, true), 3.0, 0.1, 4);
+        assert_eq!(t3.state, ContactState::Locked);
+        let t4 = step_track(t3, &seen(false, true, false), 3.0, 0.1, 5);
+        assert_eq!(t4.state, ContactState::Locked);
+        // Out of the track lobe but seen: back to Detected.
+        let t5 = step_track(t4, &seen(false, false, false), 3.0, 0.1, 6);
+        assert_eq!(t5.state, ContactState::Detected);
+        // No capacity: no new lock.
+        let mut full = seen(false, true, true);
+        full.may_lock = false;
+        assert_eq!(step_track(t5, &full, 3.0, 0.1, 7).state, ContactState::Detected);
+    }
+
+    #[test]
+    fn a_lock_coasts_through_a_gap_and_drops_after_its_hold() {
+        let mut t = SlotTrack::LOST;
+        t = step_track(t, &seen(true, true, true), 1.0, 0.1, 1);
+        assert_eq!(t.state, ContactState::Locked);
+        let unseen = Observation::default();
+        // 0.5 s gap: coasting, then locked again without a die.
+        for k in 0..5 {
+            t = step_track(t, &unseen, 1.0, 0.1, 2 + k);
+            assert_eq!(t.state, ContactState::Coasting);
+        }
+        t = step_track(t, &seen(false, true, false), 1.0, 0.1, 10);
+        assert_eq!(t.state, ContactState::Locked);
+        // A gap of the whole hold: dropped at the check 1 s after the first miss.
+        let mut checks = 0;
+        loop {
+            t = step_track(t, &unseen, 1.0, 0.1, 20 + checks);
+            checks += 1;
+            if t.state == ContactState::Lost {
+                break;
+            }
+            assert!(checks < 100);
+        }
+        assert_eq!(checks, 11, "first miss starts the 1 s coast; 10 more checks run it out");
+        // A search-only sensor (hold 0) drops at the first miss.
+        let e = step_track(SlotTrack::LOST, &seen(true, false, false), 0.0, 0.1, 1);
+        assert_eq!(step_track(e, &unseen, 0.0, 0.1, 2).state, ContactState::Lost);
+        // A NaN hold drops too.
+        assert_eq!(step_track(e, &unseen, f64::NAN, 0.1, 2).state, ContactState::Lost);
+    }
+
+    #[test]
+    fn mode_bytes() {
+        let mut s = Sensing::default();
+        assert_eq!(s.mode(), RadarMode::Tws);
+        assert_eq!(s.apply_mode_byte(3), Ok(()));
+        assert_eq!(s.mode(), RadarMode::Stt);
+        assert_eq!(s.apply_mode_byte(255), Ok(()));
+        assert_eq!(s.mode(), RadarMode::Stt);
+        assert_eq!(s.apply_mode_byte(4), Err(BadRadarMode(4)));
+        assert_eq!(s.apply_mode_byte(254), Err(BadRadarMode(254)));
+        assert_eq!(s.mode(), RadarMode::Stt, "refused without effect");
+        assert_eq!(s.apply_mode_byte(0), Ok(()));
+        assert!(!s.mode().emits());
+    }
+}
