@@ -16,8 +16,9 @@
 //!   firing-quality. The mode a radar boots in.
 //! * **STT** — the radar looks only at the designated target and holds a firing-quality lock on
 //!   it; other radar contacts coast out. Without a designation it scans like Search and designates
-//!   the nearest radar contact it holds, which the next check tries to lock; when the designated
-//!   target's radar track is lost the designation clears (break-lock).
+//!   the nearest radar contact it holds, which the next check tries to lock; when the radar loses
+//!   the designated target's track the designation clears (break-lock). A target designated from
+//!   the datalink that the radar has not found yet stays designated until the caller changes it.
 //!
 //! Must not: read the clock, iterate a hash map, or see any target the caller did not hand it.
 //! Output order is by target id, whatever order the targets came in.
@@ -169,11 +170,14 @@ pub fn step_track(
             next.coast_left_s = prev.coast_left_s - dt_s.max(0.0);
         } else {
             next.state = ContactState::Coasting;
-            next.coast_left_s = if coast_s.is_nan() { 0.0 } else { coast_s.max(0.0) };
+            next.coast_left_s = if coast_s.is_nan() {
+                0.0
+            } else {
+                coast_s.max(0.0)
+            };
             next.coast_from_lock = prev.state == ContactState::Locked;
         }
-        // `!(x > eps)` also drops a NaN coast.
-        if !(next.coast_left_s > COAST_EPS_S) {
+        if next.coast_left_s.is_nan() || next.coast_left_s <= COAST_EPS_S {
             return SlotTrack::LOST;
         }
         return next;
@@ -457,6 +461,9 @@ impl Sensing {
         }
         let gates = &gates_buf[..sensors.len()];
 
+        let radar_held_before = self
+            .designated
+            .is_some_and(|d| self.radar_holds(sensors, d));
         for e in &mut self.tracks {
             e.visited = false;
         }
@@ -510,6 +517,11 @@ impl Sensing {
             }
         }
 
+        // A target listed twice: its first listing counts (held ones are already guarded by
+        // `visited`; this catches new ones, which must not spend TWS capacity twice).
+        self.pending.sort_by_key(|p| (p.target, p.slot));
+        self.pending
+            .dedup_by(|later, first| (later.target, later.slot) == (first.target, first.slot));
         // Phase 2: apply, nearest first, so the TWS lock capacity goes to the nearest targets.
         self.pending.sort_by(|a, b| {
             a.range_m
@@ -532,7 +544,8 @@ impl Sensing {
             if gate.capped && next.state == ContactState::Locked && !lock_held(&prev) {
                 locks += 1;
             }
-            let seen = next.last_seen_tick == time.tick && next.state.held() && p.range_m.is_finite();
+            let seen =
+                next.last_seen_tick == time.tick && next.state.held() && p.range_m.is_finite();
             match p.entry {
                 Some(i) => {
                     let e = &mut self.tracks[i];
@@ -563,26 +576,38 @@ impl Sensing {
             }
             match gates.get(usize::from(e.slot)).copied().flatten() {
                 Some(g) if !g.dark => {
-                    e.track = step_track(e.track, &Observation::default(), g.coast_s, dt, time.tick);
+                    e.track =
+                        step_track(e.track, &Observation::default(), g.coast_s, dt, time.tick);
                 }
                 _ => e.track = SlotTrack::LOST,
             }
         }
         self.tracks.retain(|e| e.track.state.held());
         self.tracks.append(&mut self.fresh);
-        self.tracks
-            .sort_by(|a, b| (a.target, a.slot).cmp(&(b.target, b.slot)));
-        // A target listed twice acquires twice with the same dice: keep one.
+        self.tracks.sort_by_key(|e| (e.target, e.slot));
+        // Belt and braces: one entry per (target, slot) whatever came in.
         self.tracks
             .dedup_by(|a, b| (a.target, a.slot) == (b.target, b.slot));
 
-        self.maintain_designation(sensors, time.tick);
+        self.maintain_designation(sensors, radar_held_before, time.tick);
         self.rebuild_contacts(sensors, gates);
     }
 
-    /// STT bookkeeping after a check: a designated target no radar holds any more is released
-    /// (break-lock); STT without a designation picks the nearest radar contact seen this check.
-    fn maintain_designation(&mut self, sensors: &[SensorSpec], tick: u64) {
+    /// Whether an emitting radar of the suite holds `target`.
+    fn radar_holds(&self, sensors: &[SensorSpec], target: EntityId) -> bool {
+        self.tracks.iter().any(|e| {
+            e.target == target
+                && sensors
+                    .get(usize::from(e.slot))
+                    .is_some_and(SensorSpec::mode_governed)
+        })
+    }
+
+    /// STT bookkeeping after a check: a designated target the radar held before this check and
+    /// no longer holds is released (break-lock; a target designated from the datalink that the
+    /// radar has not found yet stays designated); STT without a designation picks the nearest
+    /// radar contact seen this check.
+    fn maintain_designation(&mut self, sensors: &[SensorSpec], held_before: bool, tick: u64) {
         let radar_held = |e: &Entry| {
             sensors
                 .get(usize::from(e.slot))
@@ -590,7 +615,8 @@ impl Sensing {
         };
         if let Some(d) = self.designated
             && self.mode == RadarMode::Stt
-            && !self.tracks.iter().any(|e| e.target == d && radar_held(e))
+            && held_before
+            && !self.radar_holds(sensors, d)
         {
             self.designated = None;
         }
@@ -599,7 +625,11 @@ impl Sensing {
                 .tracks
                 .iter()
                 .filter(|e| radar_held(e) && e.track.last_seen_tick == tick)
-                .min_by(|a, b| a.range_m.total_cmp(&b.range_m).then(a.target.cmp(&b.target)))
+                .min_by(|a, b| {
+                    a.range_m
+                        .total_cmp(&b.range_m)
+                        .then(a.target.cmp(&b.target))
+                })
                 .map(|e| e.target);
         }
     }
@@ -646,7 +676,11 @@ impl Sensing {
                     target: e.target,
                     state: e.track.state,
                     kinds: spec.kind.bit(),
-                    painting: if emitting && observed { spec.kind.bit() } else { 0 },
+                    painting: if emitting && observed {
+                        spec.kind.bit()
+                    } else {
+                        0
+                    },
                     firing_quality: fq,
                     position: e.position,
                     velocity: e.velocity,
@@ -663,7 +697,14 @@ impl Sensing {
             let mut order: Vec<(bool, u8, f64, EntityId)> = self
                 .contacts
                 .iter()
-                .map(|c| (Some(c.target) == designated, c.state.rank(), c.range_m, c.target))
+                .map(|c| {
+                    (
+                        Some(c.target) == designated,
+                        c.state.rank(),
+                        c.range_m,
+                        c.target,
+                    )
+                })
                 .collect();
             order.sort_by(|a, b| {
                 b.0.cmp(&a.0)
@@ -673,8 +714,10 @@ impl Sensing {
             });
             let mut keep: Vec<EntityId> = order.iter().take(max).map(|o| o.3).collect();
             keep.sort();
-            self.contacts.retain(|c| keep.binary_search(&c.target).is_ok());
-            self.tracks.retain(|e| keep.binary_search(&e.target).is_ok());
+            self.contacts
+                .retain(|c| keep.binary_search(&c.target).is_ok());
+            self.tracks
+                .retain(|e| keep.binary_search(&e.target).is_ok());
         }
     }
 }
@@ -727,7 +770,15 @@ fn observe(
     )
     .ok()?;
     let roll = |track: bool, pod: f64| {
-        detection_roll(world.seed, time.tick, observer.id, target.id, slot, track, pod)
+        detection_roll(
+            world.seed,
+            time.tick,
+            observer.id,
+            target.id,
+            slot,
+            track,
+            pod,
+        )
     };
     let search_roll = p.search_in && roll(false, p.search_pod);
     let track_roll = p.track_in && roll(true, p.track_pod);
@@ -787,7 +838,10 @@ mod tests {
         // No capacity: no new lock.
         let mut full = seen(false, true, true);
         full.may_lock = false;
-        assert_eq!(step_track(t5, &full, 3.0, 0.1, 7).state, ContactState::Detected);
+        assert_eq!(
+            step_track(t5, &full, 3.0, 0.1, 7).state,
+            ContactState::Detected
+        );
     }
 
     #[test]
@@ -813,12 +867,21 @@ mod tests {
             }
             assert!(checks < 100);
         }
-        assert_eq!(checks, 11, "first miss starts the 1 s coast; 10 more checks run it out");
+        assert_eq!(
+            checks, 11,
+            "first miss starts the 1 s coast; 10 more checks run it out"
+        );
         // A search-only sensor (hold 0) drops at the first miss.
         let e = step_track(SlotTrack::LOST, &seen(true, false, false), 0.0, 0.1, 1);
-        assert_eq!(step_track(e, &unseen, 0.0, 0.1, 2).state, ContactState::Lost);
+        assert_eq!(
+            step_track(e, &unseen, 0.0, 0.1, 2).state,
+            ContactState::Lost
+        );
         // A NaN hold drops too.
-        assert_eq!(step_track(e, &unseen, f64::NAN, 0.1, 2).state, ContactState::Lost);
+        assert_eq!(
+            step_track(e, &unseen, f64::NAN, 0.1, 2).state,
+            ContactState::Lost
+        );
     }
 
     #[test]

@@ -293,7 +293,8 @@ pub fn invert_emissions<'a>(
             .then(b.level.cmp(&a.level))
     });
     out.dedup_by(|later, first| {
-        (later.receiver, later.emitter, later.channel) == (first.receiver, first.emitter, first.channel)
+        (later.receiver, later.emitter, later.channel)
+            == (first.receiver, first.emitter, first.channel)
     });
     out
 }
@@ -379,11 +380,26 @@ mod tests {
     fn iff_is_honest() {
         let radar = SensorKind::Radar.bit();
         let eye = SensorKind::Visual.bit();
-        assert_eq!(classify_iff(Relation::Friendly, radar, false), Identification::Friend);
-        assert_eq!(classify_iff(Relation::Hostile, radar, false), Identification::Unknown);
-        assert_eq!(classify_iff(Relation::Hostile, radar | eye, false), Identification::Foe);
-        assert_eq!(classify_iff(Relation::Hostile, radar, true), Identification::Foe);
-        assert_eq!(classify_iff(Relation::Neutral, eye, true), Identification::Unknown);
+        assert_eq!(
+            classify_iff(Relation::Friendly, radar, false),
+            Identification::Friend
+        );
+        assert_eq!(
+            classify_iff(Relation::Hostile, radar, false),
+            Identification::Unknown
+        );
+        assert_eq!(
+            classify_iff(Relation::Hostile, radar | eye, false),
+            Identification::Foe
+        );
+        assert_eq!(
+            classify_iff(Relation::Hostile, radar, true),
+            Identification::Foe
+        );
+        assert_eq!(
+            classify_iff(Relation::Neutral, eye, true),
+            Identification::Unknown
+        );
         assert_eq!(affiliation(0, 3), Relation::Neutral);
         assert_eq!(affiliation(2, 2), Relation::Friendly);
         assert_eq!(affiliation(1, 2), Relation::Hostile);
@@ -419,7 +435,11 @@ mod tests {
         assert_eq!(p.len(), 1, "a peer is not its own track");
         let p = picture_for(EntityId::new(99, 1), &[], &ab, Vec3::ZERO, 1);
         assert_eq!(p.len(), 1);
-        assert_eq!(p[0].target, EntityId::new(7, 1), "a lock outranks a nearer detect");
+        assert_eq!(
+            p[0].target,
+            EntityId::new(7, 1),
+            "a lock outranks a nearer detect"
+        );
     }
 
     #[test]
@@ -458,14 +478,31 @@ mod tests {
             target: me,
         };
         let strobes = invert_emissions(emitters, &[launch]);
-        assert_eq!(strobes.len(), 2, "IR is silent; the launch merges with the lock");
+        assert_eq!(
+            strobes.len(),
+            2,
+            "IR is silent; the launch merges with the lock"
+        );
         let rwr = rwr_for(me, Vec3::ZERO, &strobes, |_| Relation::Hostile, 16);
         assert_eq!(rwr.len(), 2);
         assert_eq!(rwr[0].level, ThreatLevel::Search);
         assert_eq!(rwr[1].level, ThreatLevel::Launch);
         assert_eq!(rwr[1].ident, Identification::Foe);
         let top = rwr_for(me, Vec3::ZERO, &strobes, |_| Relation::Hostile, 1);
-        assert_eq!(top[0].level, ThreatLevel::Launch, "the launch, though farther");
-        assert!(rwr_for(EntityId::new(2, 1), Vec3::ZERO, &strobes, |_| Relation::Hostile, 16).is_empty());
+        assert_eq!(
+            top[0].level,
+            ThreatLevel::Launch,
+            "the launch, though farther"
+        );
+        assert!(
+            rwr_for(
+                EntityId::new(2, 1),
+                Vec3::ZERO,
+                &strobes,
+                |_| Relation::Hostile,
+                16
+            )
+            .is_empty()
+        );
     }
 }

@@ -249,7 +249,7 @@ pub fn effective_pod(pod: f64, kind: SensorKind, skill: f64, env: &Environment) 
 /// so the chance of finding a target within a given time is the same at any cadence:
 /// `p' = 1 − (1 − p)^(rate_ref / rate)`. Non-positive or NaN rates and probabilities give 0.
 pub fn pod_at_rate(pod_ref: f64, check_hz: f64) -> f64 {
-    if !(check_hz > 0.0) {
+    if check_hz.is_nan() || check_hz <= 0.0 {
         return 0.0;
     }
     pod_for_interval(pod_ref, 1.0 / check_hz)
@@ -257,7 +257,7 @@ pub fn pod_at_rate(pod_ref: f64, check_hz: f64) -> f64 {
 
 /// [`pod_at_rate`] for checks `interval_s` apart.
 pub fn pod_for_interval(pod_ref: f64, interval_s: f64) -> f64 {
-    if !(pod_ref > 0.0) || !(interval_s > 0.0) {
+    if pod_ref.is_nan() || pod_ref <= 0.0 || interval_s.is_nan() || interval_s <= 0.0 {
         return 0.0;
     }
     if pod_ref >= 1.0 {
@@ -317,9 +317,9 @@ pub(crate) struct SlotView {
 
 impl SlotView {
     pub fn new(spec: &SensorSpec, observer: &Observer, world: &SensingWorld<'_>) -> Self {
-        let reach_m = spec
-            .track
-            .map_or(spec.search.max_range_m, |t| t.max_range_m.max(spec.search.max_range_m));
+        let reach_m = spec.track.map_or(spec.search.max_range_m, |t| {
+            t.max_range_m.max(spec.search.max_range_m)
+        });
         Self {
             frame: LookFrame::for_sensor(
                 spec.omnidirectional,
@@ -374,7 +374,10 @@ pub(crate) fn prepare(
             _ => world.floor.height_m(&world.planet, target.position),
         };
         let agl = world.planet.altitude(target.position) - ground;
-        (looks_down(&world.planet, target.position, b.los, ground), agl)
+        (
+            looks_down(&world.planet, target.position, b.los, ground),
+            agl,
+        )
     } else {
         (false, f64::INFINITY)
     };
@@ -392,9 +395,8 @@ pub(crate) fn prepare(
         spec.search.max_range_m * scale,
     );
     let track = spec.track.filter(|_| gates.track_allowed);
-    let track_in = track.is_some_and(|t| {
-        in_lobe(&b, &t, spec.omnidirectional, t.max_range_m * scale)
-    });
+    let track_in =
+        track.is_some_and(|t| in_lobe(&b, &t, spec.omnidirectional, t.max_range_m * scale));
     if !(search_in || track_in) {
         return Err((Miss::OutOfLobe, b.range_m));
     }
@@ -461,7 +463,15 @@ pub fn evaluate_sensor(
         return Evaluation::missed(Miss::Masked, p.range_m);
     }
     let roll = |track: bool, pod: f64| {
-        detection_roll(world.seed, time.tick, observer.id, target.id, slot, track, pod)
+        detection_roll(
+            world.seed,
+            time.tick,
+            observer.id,
+            target.id,
+            slot,
+            track,
+            pod,
+        )
     };
     Evaluation {
         search_seen: p.search_in,

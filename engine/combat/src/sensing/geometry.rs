@@ -114,7 +114,11 @@ pub fn signature_range_scale(kind: SensorKind, sig: &Signatures) -> f64 {
     if !(s > 0.0 && s.is_finite()) {
         return 0.0;
     }
-    if kind == SensorKind::Radar { sqrt(s) } else { s }
+    if kind == SensorKind::Radar {
+        sqrt(s)
+    } else {
+        s
+    }
 }
 
 /// The aspect term: the range factor for a target whose nose points along `target_forward`,
@@ -193,7 +197,11 @@ mod tests {
         assert_eq!(ahead.range_m, 1000.0);
         assert!(ahead.az_rad.abs() < 1e-12 && ahead.el_rad.abs() < 1e-12);
         let right = Bearing::of(o, &f, Vec3::new(1000.0, 0.0, -1000.0)).expect("bearing");
-        assert!((deg(right.az_rad) - 45.0).abs() < 1e-9, "{}", deg(right.az_rad));
+        assert!(
+            (deg(right.az_rad) - 45.0).abs() < 1e-9,
+            "{}",
+            deg(right.az_rad)
+        );
         let above = Bearing::of(o, &f, Vec3::new(0.0, 1000.0, -1000.0)).expect("bearing");
         assert!((deg(above.el_rad) - 45.0).abs() < 1e-9);
         let behind = Bearing::of(o, &f, Vec3::new(0.0, 0.0, 1000.0)).expect("bearing");
@@ -214,7 +222,10 @@ mod tests {
         assert!(in_lobe(&b, &lobe, false, lobe.max_range_m));
         let side = Bearing::of(Vec3::ZERO, &f, Vec3::new(0.0, 0.0, -5000.0)).expect("bearing");
         assert!(!in_lobe(&side, &lobe, false, lobe.max_range_m));
-        assert!(in_lobe(&side, &lobe, true, lobe.max_range_m), "omni ignores azimuth");
+        assert!(
+            in_lobe(&side, &lobe, true, lobe.max_range_m),
+            "omni ignores azimuth"
+        );
     }
 
     #[test]
@@ -225,7 +236,10 @@ mod tests {
         let r = 5000.0;
         let a = 30f64.to_radians();
         let edge = at(r * sin(a), 0.0, -r * cos(a)).expect("b");
-        assert!(in_lobe(&edge, &lobe, false, lobe.max_range_m), "on the edge is inside");
+        assert!(
+            in_lobe(&edge, &lobe, false, lobe.max_range_m),
+            "on the edge is inside"
+        );
         let a = 30.01f64.to_radians();
         let out = at(r * sin(a), 0.0, -r * cos(a)).expect("b");
         assert!(!in_lobe(&out, &lobe, false, lobe.max_range_m));
@@ -233,10 +247,16 @@ mod tests {
         assert!(!in_lobe(&near, &lobe, false, lobe.max_range_m), "dead zone");
         let far = at(0.0, 0.0, -18_600.0).expect("b");
         assert!(!in_lobe(&far, &lobe, false, lobe.max_range_m));
-        assert!(in_lobe(&far, &lobe, false, 2.0 * lobe.max_range_m), "scaled range");
+        assert!(
+            in_lobe(&far, &lobe, false, 2.0 * lobe.max_range_m),
+            "scaled range"
+        );
         let high = at(0.0, 3000.0, -3000.0).expect("b");
         assert!(!in_lobe(&high, &lobe, false, lobe.max_range_m));
-        assert!(!in_lobe(&high, &lobe, true, lobe.max_range_m), "omni keeps elevation");
+        assert!(
+            !in_lobe(&high, &lobe, true, lobe.max_range_m),
+            "omni keeps elevation"
+        );
     }
 
     #[test]
@@ -291,7 +311,10 @@ mod tests {
         // Co-altitude at 40 km: the chord rises past the target.
         let co = fl_flight::geodetic::at_altitude(&planet, Vec3::new(0.0, 0.0, -40_000.0), 6000.0);
         let los = (co - obs).normalize_or_zero();
-        assert!(los.dot(up) < 0.0, "the chord starts below the observer's horizontal");
+        assert!(
+            los.dot(up) < 0.0,
+            "the chord starts below the observer's horizontal"
+        );
         assert!(!looks_down(&planet, co, los, 0.0));
         // Below its own ground: looking down whatever the geometry.
         assert!(looks_down(&planet, high, Vec3::Y, 7000.0));

@@ -241,11 +241,23 @@ mod tests {
             Vec3::new(0.0, 10_000.0, -50_000.0),
             &cfg,
         );
-        assert_eq!(r, LosResult { clear: true, samples: 0 });
+        assert_eq!(
+            r,
+            LosResult {
+                clear: true,
+                samples: 0
+            }
+        );
         // Low and 300 km apart: through the Earth's bulge.
         let far = fl_flight::geodetic::at_altitude(&planet, Vec3::new(0.0, 0.0, -300_000.0), 100.0);
         let r = line_of_sight_counted(&flat, &planet, Vec3::new(0.0, 100.0, 0.0), far, &cfg);
-        assert_eq!(r, LosResult { clear: false, samples: 0 });
+        assert_eq!(
+            r,
+            LosResult {
+                clear: false,
+                samples: 0
+            }
+        );
     }
 
     #[test]
@@ -255,9 +267,7 @@ mod tests {
         let flat = FlatFloor::default();
         // Two points 100 m up see each other to about 2·√(2Rh) ≈ 71 km.
         let a = Vec3::new(0.0, 100.0, 0.0);
-        let at = |z: f64| {
-            fl_flight::geodetic::at_altitude(&planet, Vec3::new(0.0, 0.0, -z), 100.0)
-        };
+        let at = |z: f64| fl_flight::geodetic::at_altitude(&planet, Vec3::new(0.0, 0.0, -z), 100.0);
         assert!(line_of_sight(&flat, &planet, a, at(60_000.0), &cfg));
         assert!(!line_of_sight(&flat, &planet, a, at(80_000.0), &cfg));
     }
@@ -282,17 +292,43 @@ mod tests {
             Vec3::new(0.0, f64::INFINITY, 0.0),
             Vec3::new(1e308, 1e308, 1e308),
         ] {
-            assert!(!line_of_sight(&flat, &planet, ok, bad, &LosConfig::default()));
-            assert!(!line_of_sight(&flat, &planet, bad, ok, &LosConfig::default()));
+            assert!(!line_of_sight(
+                &flat,
+                &planet,
+                ok,
+                bad,
+                &LosConfig::default()
+            ));
+            assert!(!line_of_sight(
+                &flat,
+                &planet,
+                bad,
+                ok,
+                &LosConfig::default()
+            ));
         }
-        let mut cfg = LosConfig::default();
-        cfg.min_step_m = 0.0;
-        assert!(!line_of_sight(&flat, &planet, ok, Vec3::new(0.0, 1000.0, -5000.0), &cfg));
+        let cfg = LosConfig {
+            min_step_m: 0.0,
+            ..LosConfig::default()
+        };
+        assert!(!line_of_sight(
+            &flat,
+            &planet,
+            ok,
+            Vec3::new(0.0, 1000.0, -5000.0),
+            &cfg
+        ));
         let cfg = LosConfig {
             max_samples: 0,
             ..LosConfig::default()
         };
-        assert!(!line_of_sight(&flat, &planet, ok, Vec3::new(0.0, 1000.0, -5000.0), &cfg));
+        assert!(!line_of_sight(
+            &flat,
+            &planet,
+            ok,
+            Vec3::new(0.0, 1000.0, -5000.0),
+            &cfg
+        ));
         // A floor that answers NaN blocks.
         struct NanFloor;
         impl Floor for NanFloor {
@@ -305,7 +341,13 @@ mod tests {
             }
         }
         let cfg = LosConfig::default();
-        assert!(!line_of_sight(&NanFloor, &planet, ok, Vec3::new(0.0, 1000.0, -5000.0), &cfg));
+        assert!(!line_of_sight(
+            &NanFloor,
+            &planet,
+            ok,
+            Vec3::new(0.0, 1000.0, -5000.0),
+            &cfg
+        ));
     }
 
     #[test]

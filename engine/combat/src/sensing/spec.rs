@@ -320,7 +320,8 @@ impl SensorSpec {
     /// has one (the pack authors it there), else the search lobe's (0 for the eyeball: "you have
     /// simply stopped seeing it").
     pub fn coast_s(&self) -> f64 {
-        self.track.map_or(self.search.lock_hold_s, |t| t.lock_hold_s)
+        self.track
+            .map_or(self.search.lock_hold_s, |t| t.lock_hold_s)
     }
 
     /// Whether radar modes govern this sensor (an emitting radar).
