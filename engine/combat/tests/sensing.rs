@@ -189,6 +189,39 @@ fn a_target_behind_a_hill_is_not_detected_and_one_above_it_is() {
         let held = held_checks(&mut s, &sensors, &obs, &[tgt], &w, 0, 100);
         assert_eq!(held > 0, expect, "alt {alt}: held {held}");
     }
+    // A held target that dives behind the hill starts its coast within the line-of-sight
+    // recheck interval, whatever check in that interval it dives on.
+    let recheck = u64::from(fl_combat::sensing::SensingLimits::default().los_recheck_checks);
+    for dive_at in 0..recheck {
+        let high = on_meridian(&planet, 30_000.0, 4000.0);
+        let low = on_meridian(&planet, 30_000.0, 300.0);
+        let obs = observer(1, &planet, me, high);
+        let mut s = Sensing::default();
+        let mut tgt = target(2, high, Vec3::new(250.0, 0.0, 0.0));
+        let mut k = 0;
+        while s.contact(tgt.id).is_none() {
+            s.check(&sensors, &obs, &[tgt], &w, &time(6 * k));
+            k += 1;
+        }
+        for _ in 0..dive_at {
+            s.check(&sensors, &obs, &[tgt], &w, &time(6 * k));
+            k += 1;
+        }
+        tgt.position = low;
+        let mut seen_after = 0;
+        loop {
+            s.check(&sensors, &obs, &[tgt], &w, &time(6 * k));
+            k += 1;
+            if s.contact(tgt.id).map(|c| c.state) == Some(ContactState::Coasting) {
+                break;
+            }
+            seen_after += 1;
+            assert!(
+                seen_after < recheck,
+                "still seen {seen_after} checks after diving"
+            );
+        }
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ use super::detect::{
     CheckTime, EntityId, Gates, Observer, SensingWorld, SlotView, Target, detection_roll, prepare,
     visible,
 };
-use super::spec::SensorSpec;
+use super::spec::{SensorKind, SensorSpec, Signatures};
 use fl_flight::math::Vec3;
 
 /// Most sensors one observer's suite may have (slots beyond are ignored).
@@ -251,6 +251,11 @@ pub struct SensingLimits {
     pub max_contacts: usize,
     /// Most targets a TWS radar soft-locks at once.
     pub tws_max_locks: usize,
+    /// A held, seen target's line of sight is marched on one check in this many and reused on
+    /// the others (1: every check). Terrain is most of a check's cost; at 3 and a 10 Hz cadence a
+    /// held target that slips behind a ridge starts its coast within 0.3 s. A target no sensor
+    /// saw on the previous check is always marched (so is every acquisition of a new target).
+    pub los_recheck_checks: u8,
 }
 
 impl Default for SensingLimits {
@@ -258,6 +263,7 @@ impl Default for SensingLimits {
         Self {
             max_contacts: 32,
             tws_max_locks: 10,
+            los_recheck_checks: 3,
         }
     }
 }
@@ -271,6 +277,9 @@ struct Entry {
     velocity: Vec3,
     range_m: f64,
     visited: bool,
+    /// Checks left on which a held target's last clear line of sight is reused (see
+    /// [`SensingLimits::los_recheck_checks`]).
+    los_skip: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -283,6 +292,7 @@ struct Pending {
     position: Vec3,
     velocity: Vec3,
     range_m: f64,
+    los_skip: u8,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -296,6 +306,9 @@ struct SlotGate {
     /// TWS lock capacity applies.
     capped: bool,
     coast_s: f64,
+    /// Squared reach against a baseline target (before signature): the per-target pre-gate.
+    reach2: f64,
+    kind: SensorKind,
 }
 
 /// One observer's sensing state: radar mode, designation, tracks and the merged contacts.
@@ -311,6 +324,17 @@ pub struct Sensing {
     contacts: Vec<Contact>,
     pending: Vec<Pending>,
     fresh: Vec<Entry>,
+    /// (range, target, slot, pending index) of would-be TWS locks.
+    candidates: Vec<(f64, EntityId, u8, usize)>,
+    /// The targets of `tracks`, in order: a compact copy for the per-target search.
+    keys: Vec<EntityId>,
+    /// Targets not seen last check whose line of sight was found blocked, with the checks left
+    /// on which that verdict stands (sorted by target; see `los_recheck_checks`).
+    masked: Vec<(EntityId, u8)>,
+    masked_next: Vec<(EntityId, u8)>,
+    /// When the picture is full, the farthest contact's range: a target not yet held beyond it
+    /// would be dropped by the cap at once, so it is not looked for (no die, no march).
+    saturated_beyond_m: f64,
 }
 
 impl Default for Sensing {
@@ -331,6 +355,11 @@ impl Sensing {
             contacts: Vec::new(),
             pending: Vec::new(),
             fresh: Vec::new(),
+            candidates: Vec::new(),
+            keys: Vec::new(),
+            masked: Vec::new(),
+            masked_next: Vec::new(),
+            saturated_beyond_m: f64::INFINITY,
         }
     }
 
@@ -398,6 +427,8 @@ impl Sensing {
     pub fn clear(&mut self) {
         self.tracks.clear();
         self.contacts.clear();
+        self.masked.clear();
+        self.saturated_beyond_m = f64::INFINITY;
         self.designated = None;
     }
 
@@ -446,8 +477,14 @@ impl Sensing {
                     RadarMode::Stt => stt_target.is_some(),
                     RadarMode::Silent | RadarMode::Search => false,
                 };
+            let view = SlotView::new(spec, observer, world);
+            let mut reach = view.reach_m;
+            if spec.kind == SensorKind::Radar {
+                let f = world.env.radar_range_fraction;
+                reach *= if f.is_nan() { 1.0 } else { f.clamp(0.0, 1.0) };
+            }
             *g = Some(SlotGate {
-                view: SlotView::new(spec, observer, world),
+                view,
                 gates: Gates {
                     emitting,
                     track_allowed,
@@ -457,6 +494,8 @@ impl Sensing {
                 dark: spec.emitter && !emitting,
                 capped: governed && self.mode == RadarMode::Tws,
                 coast_s: spec.coast_s(),
+                reach2: reach * reach,
+                kind: spec.kind,
             });
         }
         let gates = &gates_buf[..sensors.len()];
@@ -467,43 +506,81 @@ impl Sensing {
         for e in &mut self.tracks {
             e.visited = false;
         }
+        self.keys.clear();
+        self.keys.extend(self.tracks.iter().map(|e| e.target));
+        self.masked_next.clear();
         self.pending.clear();
         self.fresh.clear();
 
-        // Phase 1: observe (no state changes, so the order of `targets` cannot matter).
+        // Phase 1: observe (no track changes, so the order of `targets` cannot matter).
+        let recheck = self.limits.los_recheck_checks.max(1);
         for t in targets {
             if t.id == observer.id {
                 continue;
             }
+            // Out of every sensor's reach (or not a finite distance): nothing to look at. A held
+            // target skipped here is stepped as unseen with the ones not handed in.
+            let d = t.position - observer.position;
+            let d2 = d.dot(d);
+            if !gates
+                .iter()
+                .flatten()
+                .any(|g| within_reach(g, d2, &t.signatures))
+            {
+                continue;
+            }
+            // This target's entries (one per slot holding it) are contiguous.
+            let lo = self.keys.partition_point(|k| *k < t.id);
+            let hi = lo + self.keys[lo..].iter().take_while(|k| **k == t.id).count();
+            if self.tracks[lo..hi].iter().any(|e| e.visited) {
+                continue; // a duplicate target in the list: its first listing counts
+            }
+            let mut reuse = false;
+            let mut seen_last = false;
+            for e in &mut self.tracks[lo..hi] {
+                e.visited = true;
+                let seen = matches!(e.track.state, ContactState::Detected | ContactState::Locked);
+                seen_last |= seen;
+                reuse |= seen && e.los_skip > 0;
+            }
+            // A recent "blocked" for a target not seen last check stands for a few checks too.
+            let blocked_left = if seen_last {
+                0
+            } else {
+                self.masked
+                    .binary_search_by_key(&t.id, |m| m.0)
+                    .map_or(0, |i| self.masked[i].1)
+            };
+            // One terrain march per target per check, shared by the suite's sensors.
+            let mut los = if reuse {
+                Some(true)
+            } else if blocked_left > 0 {
+                Some(false)
+            } else {
+                None
+            };
+            let saturated = if hi > lo {
+                f64::INFINITY
+            } else {
+                self.saturated_beyond_m
+            };
+            let first_pending = self.pending.len();
             for (slot, (spec, gate)) in sensors.iter().zip(gates).enumerate() {
                 let Some(gate) = gate else { continue };
                 let slot = slot as u8;
-                let entry = self.find(t.id, slot).ok();
-                if let Some(i) = entry {
-                    if self.tracks[i].visited {
-                        continue; // a duplicate target in the list
-                    }
-                    self.tracks[i].visited = true;
-                }
+                let entry = (lo..hi).find(|&i| self.tracks[i].slot == slot);
                 let held = entry.is_some_and(|i| self.tracks[i].track.state.held());
                 let obs = if gate.dark || gate.only.is_some_and(|only| only != t.id) {
                     None
                 } else {
-                    observe(spec, gate, slot, held, observer, t, world, time)
+                    observe(
+                        spec, gate, slot, held, saturated, observer, t, world, time, &mut los,
+                    )
                 };
-                let Some((obs, range_m)) = obs else {
-                    if entry.is_some() {
-                        self.pending.push(Pending {
-                            target: t.id,
-                            slot,
-                            entry,
-                            obs: Observation::default(),
-                            position: t.position,
-                            velocity: t.velocity,
-                            range_m: f64::NAN,
-                        });
-                    }
-                    continue;
+                let (obs, range_m) = match obs {
+                    Some(o) => o,
+                    None if entry.is_some() => (Observation::default(), f64::NAN),
+                    None => continue,
                 };
                 self.pending.push(Pending {
                     target: t.id,
@@ -513,37 +590,79 @@ impl Sensing {
                     position: t.position,
                     velocity: t.velocity,
                     range_m,
+                    los_skip: 0,
                 });
+            }
+            let skip = match (reuse, los) {
+                (true, _) => self.tracks[lo..hi]
+                    .iter()
+                    .map(|e| e.los_skip)
+                    .max()
+                    .unwrap_or(0)
+                    .saturating_sub(1),
+                (false, Some(true)) => recheck - 1,
+                (false, _) => 0,
+            };
+            if blocked_left > 1 {
+                self.masked_next.push((t.id, blocked_left - 1));
+            } else if blocked_left == 0 && los == Some(false) && !seen_last && recheck > 1 {
+                self.masked_next.push((t.id, recheck - 1));
+            }
+            for e in &mut self.tracks[lo..hi] {
+                e.los_skip = skip;
+            }
+            for p in &mut self.pending[first_pending..] {
+                p.los_skip = skip;
             }
         }
 
-        // A target listed twice: its first listing counts (held ones are already guarded by
-        // `visited`; this catches new ones, which must not spend TWS capacity twice).
-        self.pending.sort_by_key(|p| (p.target, p.slot));
-        self.pending
-            .dedup_by(|later, first| (later.target, later.slot) == (first.target, first.slot));
-        // Phase 2: apply, nearest first, so the TWS lock capacity goes to the nearest targets.
-        self.pending.sort_by(|a, b| {
-            a.range_m
-                .total_cmp(&b.range_m)
-                .then(a.target.cmp(&b.target))
-                .then(a.slot.cmp(&b.slot))
+        // Phase 2a: TWS capacity. New soft locks are granted nearest first (ties by target), so
+        // who gets one does not depend on the order targets came in; everything else below is
+        // per-track and order-free.
+        let room = self
+            .limits
+            .tws_max_locks
+            .saturating_sub(count_capped_locks(&self.tracks, gates));
+        self.candidates.clear();
+        for (k, p) in self.pending.iter().enumerate() {
+            let Some(gate) = gates[usize::from(p.slot)] else {
+                continue;
+            };
+            let prev = p.entry.map_or(SlotTrack::LOST, |i| self.tracks[i].track);
+            if gate.capped && !gate.dark && !lock_held(&prev) {
+                let mut obs = p.obs;
+                obs.may_lock = true;
+                if step_track(prev, &obs, gate.coast_s, dt, time.tick).state == ContactState::Locked
+                {
+                    self.candidates.push((p.range_m, p.target, p.slot, k));
+                }
+            }
+        }
+        self.candidates.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then(a.3.cmp(&b.3))
         });
-        let mut locks = count_capped_locks(&self.tracks, gates);
+        // A target listed twice must not spend the capacity twice.
+        self.candidates.dedup_by(|b, a| (a.1, a.2) == (b.1, b.2));
+        for &(_, _, _, k) in self.candidates.iter().take(room) {
+            self.pending[k].obs.may_lock = true;
+        }
+        // Phase 2b: apply.
         for p in &self.pending {
-            let gate = gates[usize::from(p.slot)];
-            let Some(gate) = gate else { continue };
+            let Some(gate) = gates[usize::from(p.slot)] else {
+                continue;
+            };
             let prev = p.entry.map_or(SlotTrack::LOST, |i| self.tracks[i].track);
             let mut obs = p.obs;
-            obs.may_lock = !gate.capped || locks < self.limits.tws_max_locks;
+            // Capped sensors lock only where 2a granted it; keeping a lock needs no grant.
+            obs.may_lock |= !gate.capped;
             let next = if gate.dark {
                 SlotTrack::LOST
             } else {
                 step_track(prev, &obs, gate.coast_s, dt, time.tick)
             };
-            if gate.capped && next.state == ContactState::Locked && !lock_held(&prev) {
-                locks += 1;
-            }
             let seen =
                 next.last_seen_tick == time.tick && next.state.held() && p.range_m.is_finite();
             match p.entry {
@@ -564,6 +683,7 @@ impl Sensing {
                     velocity: p.velocity,
                     range_m: p.range_m,
                     visited: true,
+                    los_skip: p.los_skip,
                 }),
                 None => {}
             }
@@ -588,6 +708,10 @@ impl Sensing {
         // Belt and braces: one entry per (target, slot) whatever came in.
         self.tracks
             .dedup_by(|a, b| (a.target, a.slot) == (b.target, b.slot));
+
+        self.masked_next.sort_by_key(|m| m.0);
+        self.masked_next.dedup_by_key(|m| m.0);
+        std::mem::swap(&mut self.masked, &mut self.masked_next);
 
         self.maintain_designation(sensors, radar_held_before, time.tick);
         self.rebuild_contacts(sensors, gates);
@@ -719,7 +843,32 @@ impl Sensing {
             self.tracks
                 .retain(|e| keep.binary_search(&e.target).is_ok());
         }
+        self.saturated_beyond_m = if self.contacts.len() >= max {
+            self.contacts
+                .iter()
+                .map(|c| c.range_m)
+                .filter(|r| r.is_finite())
+                .fold(0.0, f64::max)
+        } else {
+            f64::INFINITY
+        };
     }
+}
+
+/// Whether a target at squared distance `d2` with these signatures can be within a sensor's
+/// reach (√rcs for radar, so its square is rcs itself: no root per target). NaN is never.
+#[inline]
+fn within_reach(g: &SlotGate, d2: f64, sig: &Signatures) -> bool {
+    let s = sig.for_kind(g.kind);
+    if !(s > 0.0 && s.is_finite()) {
+        return false;
+    }
+    let scale2 = if g.kind == SensorKind::Radar {
+        s
+    } else {
+        s * s
+    };
+    d2 <= g.reach2 * scale2
 }
 
 /// Whether a track holds (or is coasting on) a lock.
@@ -754,10 +903,12 @@ fn observe(
     gate: &SlotGate,
     slot: u8,
     held: bool,
+    saturated_beyond_m: f64,
     observer: &Observer,
     target: &Target,
     world: &SensingWorld<'_>,
     time: &CheckTime,
+    los: &mut Option<bool>,
 ) -> Option<(Observation, f64)> {
     let p = prepare(
         spec,
@@ -769,6 +920,9 @@ fn observe(
         time.interval_s,
     )
     .ok()?;
+    if !held && p.range_m > saturated_beyond_m {
+        return None;
+    }
     let roll = |track: bool, pod: f64| {
         detection_roll(
             world.seed,
@@ -786,7 +940,7 @@ fn observe(
         // Acquisition failed: whatever the terrain, nothing changes.
         return None;
     }
-    if !visible(world, observer.position, target.position) {
+    if !*los.get_or_insert_with(|| visible(world, observer.position, target.position)) {
         return None;
     }
     Some((
@@ -795,7 +949,8 @@ fn observe(
             track_seen: p.track_in,
             search_roll,
             track_roll,
-            may_lock: true,
+            // Granted per sensor by the check (TWS capacity).
+            may_lock: false,
         },
         p.range_m,
     ))

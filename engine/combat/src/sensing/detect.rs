@@ -8,8 +8,7 @@
 //! Must not: keep state, read the clock, or see anything but what it is handed.
 
 use super::geometry::{
-    Bearing, LookFrame, aspect_factor, ground_radial_speed, in_lobe, looks_down,
-    signature_range_scale,
+    Cone, LookFrame, aspect_factor, ground_radial_speed, looks_down, signature_range_scale,
 };
 use super::los::{LosConfig, line_of_sight};
 use super::spec::{Doppler, REFERENCE_CHECK_HZ, SensorKind, SensorSpec, Signatures};
@@ -312,6 +311,8 @@ pub(crate) struct SlotView {
     pub frame: LookFrame,
     /// The search and track lobes' reach against a baseline target (the range gate).
     pub reach_m: f64,
+    pub search: Cone,
+    pub track: Option<Cone>,
     pub usable: bool,
 }
 
@@ -328,6 +329,8 @@ impl SlotView {
                 observer.orientation,
             ),
             reach_m,
+            search: Cone::new(&spec.search),
+            track: spec.track.as_ref().map(Cone::new),
             usable: spec.usable()
                 && observer.position.is_finite()
                 && observer.orientation.is_finite(),
@@ -351,20 +354,23 @@ pub(crate) fn prepare(
     if spec.emitter && !gates.emitting {
         return Err((Miss::Silent, f64::NAN));
     }
-    let Some(b) = Bearing::of(observer.position, &view.frame, target.position) else {
+    let d = target.position - observer.position;
+    let range_m = d.length();
+    if !range_m.is_finite() || range_m < 1e-6 {
         return Err((Miss::NoBearing, f64::NAN));
-    };
+    }
     let mut scale = signature_range_scale(spec.kind, &target.signatures);
     if spec.kind == SensorKind::Radar {
         let f = world.env.radar_range_fraction;
         scale *= if f.is_nan() { 1.0 } else { f.clamp(0.0, 1.0) };
     }
     // Range gate before anything costs: no scaling below can lengthen a lobe further.
-    if b.range_m > view.reach_m * scale {
-        return Err((Miss::OutOfLobe, b.range_m));
+    if range_m > view.reach_m * scale {
+        return Err((Miss::OutOfLobe, range_m));
     }
+    let los = d * (1.0 / range_m);
     if spec.head_on_factor < 1.0 {
-        scale *= aspect_factor(spec.head_on_factor, target.forward, b.los);
+        scale *= aspect_factor(spec.head_on_factor, target.forward, los);
     }
     // Clutter needs the ground behind and under the target.
     let needs_ground = spec.doppler != Doppler::None || spec.low_clutter.is_some();
@@ -374,10 +380,7 @@ pub(crate) fn prepare(
             _ => world.floor.height_m(&world.planet, target.position),
         };
         let agl = world.planet.altitude(target.position) - ground;
-        (
-            looks_down(&world.planet, target.position, b.los, ground),
-            agl,
-        )
+        (looks_down(&world.planet, target.position, los, ground), agl)
     } else {
         (false, f64::INFINITY)
     };
@@ -388,17 +391,20 @@ pub(crate) fn prepare(
     {
         scale *= look_down_range_factor;
     }
-    let search_in = in_lobe(
-        &b,
-        &spec.search,
-        spec.omnidirectional,
-        spec.search.max_range_m * scale,
-    );
+    let omni = spec.omnidirectional;
+    let max_search = spec.search.max_range_m * scale;
+    let search_in = view
+        .search
+        .contains(&view.frame, los, range_m, max_search, omni);
     let track = spec.track.filter(|_| gates.track_allowed);
-    let track_in =
-        track.is_some_and(|t| in_lobe(&b, &t, spec.omnidirectional, t.max_range_m * scale));
+    let track_in = match (track, view.track) {
+        (Some(t), Some(cone)) => {
+            cone.contains(&view.frame, los, range_m, t.max_range_m * scale, omni)
+        }
+        _ => false,
+    };
     if !(search_in || track_in) {
-        return Err((Miss::OutOfLobe, b.range_m));
+        return Err((Miss::OutOfLobe, range_m));
     }
     if let Doppler::PulseDoppler {
         notch_half_width_mps,
@@ -407,8 +413,8 @@ pub(crate) fn prepare(
     {
         let f = gates.notch_factor;
         let f = if f.is_nan() { 1.0 } else { f.clamp(0.0, 1.0) };
-        if ground_radial_speed(target.velocity, b.los).abs() < notch_half_width_mps * f {
-            return Err((Miss::Notched, b.range_m));
+        if ground_radial_speed(target.velocity, los).abs() < notch_half_width_mps * f {
+            return Err((Miss::Notched, range_m));
         }
     }
     let mut clutter = 1.0;
@@ -431,7 +437,7 @@ pub(crate) fn prepare(
             Some(t) if track_in => pod(t.pod),
             _ => 0.0,
         },
-        range_m: b.range_m,
+        range_m,
     })
 }
 

@@ -10,7 +10,7 @@
 
 use super::spec::{Lobe, SensorKind, Signatures};
 use fl_flight::gravity::Planet;
-use fl_flight::math::{Quat, Vec3, atan2, sqrt};
+use fl_flight::math::{Quat, Vec3, atan2, cos, sin, sqrt};
 
 /// A slack so a target exactly on an authored half-angle is inside (one ULP must not narrow a
 /// cone).
@@ -105,6 +105,55 @@ impl Bearing {
     }
 }
 
+/// A lobe's angular limits precomputed for the per-target test: the same answer as [`in_lobe`]
+/// without a transcendental per target (|az| ≤ a ⟺ cos az ≥ cos a; |el| ≤ e ⟺ |sin el| ≤ sin e).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cone {
+    cos_az: f64,
+    sin_el: f64,
+    min_range_m: f64,
+}
+
+impl Cone {
+    /// The cone of a lobe (with the same boundary slack as [`in_lobe`]).
+    pub fn new(lobe: &Lobe) -> Self {
+        let pi = core::f64::consts::PI;
+        let a = (lobe.az_half_rad + ANGLE_EPS_RAD).min(pi);
+        let e = (lobe.el_half_rad + ANGLE_EPS_RAD).min(pi / 2.0);
+        Self {
+            cos_az: if a >= pi { -1.0 } else { cos(a) },
+            sin_el: if e >= pi / 2.0 { 1.0 } else { sin(e) },
+            min_range_m: lobe.min_range_m,
+        }
+    }
+
+    /// Whether a target seen along unit `los` at `range_m` is inside, the far edge at
+    /// `max_range_m`.
+    #[inline]
+    pub fn contains(
+        &self,
+        frame: &LookFrame,
+        los: Vec3,
+        range_m: f64,
+        max_range_m: f64,
+        omnidirectional: bool,
+    ) -> bool {
+        if !(range_m <= max_range_m && range_m >= self.min_range_m) {
+            return false;
+        }
+        let fy = los.dot(frame.up);
+        if fy.abs() > self.sin_el {
+            return false;
+        }
+        if omnidirectional {
+            return true;
+        }
+        let fx = los.dot(frame.forward);
+        let fz = los.dot(frame.right);
+        fx >= self.cos_az * sqrt(fx * fx + fz * fz)
+    }
+}
+
 /// How far a signature stretches a kind of sensor's range: √s for radar (the fourth-power radar
 /// equation, softened as the design record says), s for IR, visual and laser. A negative or
 /// non-finite signature is 0: the target is invisible to that kind, never a panic.
@@ -183,7 +232,6 @@ pub fn ground_radial_speed(target_velocity: Vec3, los: Vec3) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fl_flight::math::{cos, sin};
 
     fn deg(r: f64) -> f64 {
         r.to_degrees()
@@ -257,6 +305,41 @@ mod tests {
             !in_lobe(&high, &lobe, true, lobe.max_range_m),
             "omni keeps elevation"
         );
+    }
+
+    #[test]
+    fn the_precomputed_cone_agrees_with_the_angles() {
+        let lobes = [
+            Lobe::from_pack_units(60.0, 30.0, 0.5, 30.0, 0.35, 0.0),
+            Lobe::from_pack_units(20.0, 15.0, 0.0, 10.0, 0.6, 0.0),
+            Lobe::from_pack_units(90.0, 60.0, 0.0, 8.0, 0.15, 0.0),
+            Lobe::from_pack_units(180.0, 80.0, 0.3, 27.0, 0.5, 0.0),
+            Lobe::from_pack_units(120.0, 90.0, 0.3, 27.0, 0.5, 0.0),
+        ];
+        let q = Quat::from_axis_angle(Vec3::new(0.3, 0.9, -0.2).normalize_or_zero(), 0.7);
+        let frame = LookFrame::body(q);
+        // A deterministic spread of directions and ranges.
+        let mut x = 0x1234_5678_u64;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for _ in 0..20_000 {
+            let t = Vec3::new(next(), next(), next()) * 60_000.0;
+            let Some(b) = Bearing::of(Vec3::ZERO, &frame, t) else {
+                continue;
+            };
+            for lobe in &lobes {
+                let cone = Cone::new(lobe);
+                for omni in [false, true] {
+                    assert_eq!(
+                        in_lobe(&b, lobe, omni, lobe.max_range_m),
+                        cone.contains(&frame, b.los, b.range_m, lobe.max_range_m, omni),
+                        "{lobe:?} {b:?} omni {omni}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
