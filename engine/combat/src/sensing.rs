@@ -9,12 +9,21 @@
 //! [`crate::draw::DrawKey`] with `Purpose::Detection`; the rule of the design record holds —
 //! dice gate acquisition, geometry maintains a contact.
 //!
-//! The server, each tick, for each observer due a check (10 Hz, staggered):
-//! 1. `sensing.apply_mode_byte(input.radar_mode)` / `designate(..)` from the peer's input;
-//! 2. `sensing.check(&specs, &observer, &candidates, &world, &CheckTime { tick, interval_s })`;
-//!
-//! and at ~6 Hz per team/peer: [`fuse_team`] → [`picture_for`], [`invert_emissions`] →
-//! [`rwr_for`], mapped onto `MsgDatalink`.
+//! How the server drives it:
+//! * at load: each sensor def → [`SensorSpec`] (SI units; [`Lobe::from_pack_units`];
+//!   [`SensorSpec::validate`] refuses corrupt numbers), each entity's `[signatures]` →
+//!   [`Signatures`]; one [`Sensing`] per sensor-carrying entity; a [`SensingWorld`] with the
+//!   terrain and, ideally, [`LosConfig::ceiling_m`] set to the world's highest terrain;
+//! * each tick, from a peer's input: [`Sensing::apply_mode_byte`] (refuses bad bytes) and
+//!   [`Sensing::designate`];
+//! * each tick, for the observers due a check (10 Hz, staggered; parallel — each writes only
+//!   its own `Sensing`): [`Sensing::check`] with the entity's specs, an [`Observer`], the
+//!   candidate [`Target`]s (a spatial query within reach, or everyone) and
+//!   [`CheckTime`] `{ tick, interval_s }`; AI and HUD then read [`Sensing::contacts`];
+//! * ~6 Hz per team and peer: [`fuse_team`] → [`picture_for`] and [`invert_emissions`] →
+//!   [`rwr_for`], mapped field for field onto `MsgDatalink`;
+//! * seekers: [`evaluate_sensor`] with [`Gates::notch_factor`] = the missile's
+//!   `notch_susceptibility`, or a `Sensing` of their own with [`Sensing::set_notch_factor`].
 //!
 //! Must not: depend on fl-content or fl-protocol (the caller converts defs into [`SensorSpec`]
 //! and maps results onto the wire), read the clock, or iterate a hash map.
@@ -25,11 +34,9 @@ mod detect;
 mod geometry;
 mod los;
 mod spec;
+mod track;
 
-pub use contacts::{
-    BadRadarMode, Contact, ContactState, MAX_SENSORS, Observation, RADAR_MODE_KEEP, RadarMode,
-    Sensing, SensingLimits, SlotTrack, step_track,
-};
+pub use contacts::{Contact, MAX_SENSORS, Sensing, SensingLimits};
 pub use datalink::{
     Emitter, FusedTrack, Identification, Launch, MAX_DATALINK_THREATS, MAX_DATALINK_TRACKS,
     Relation, RwrStrobe, Strobe, TRACK_FLAG_FIRING_QUALITY, TRACK_FLAG_OWN_SENSOR, ThreatLevel,
@@ -49,4 +56,7 @@ pub use spec::{
     DEFAULT_IR_HEAD_ON_FACTOR, DEFAULT_LOOK_DOWN_RANGE_FACTOR, DEFAULT_NOTCH_HALF_WIDTH_MPS,
     Doppler, Lobe, LowAltitudeClutter, MAX_LOBE_RANGE_M, MAX_LOCK_HOLD_S, NM_TO_M,
     REFERENCE_CHECK_HZ, SensorKind, SensorSpec, Signatures, SpecError,
+};
+pub use track::{
+    BadRadarMode, ContactState, Observation, RADAR_MODE_KEEP, RadarMode, SlotTrack, step_track,
 };

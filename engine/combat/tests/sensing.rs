@@ -833,3 +833,104 @@ fn hostile_inputs_never_panic_and_never_detect() {
     st.check(&[], &good_obs, &[good_tgt], &w, &time(6));
     assert!(st.contacts().is_empty());
 }
+
+#[test]
+fn the_picture_is_capped_and_keeps_the_nearest() {
+    let planet = Planet::earth();
+    let w = world(&FLAT, 12);
+    let sensors = [test_radar()];
+    let me = on_meridian(&planet, 0.0, 5000.0);
+    let ahead = on_meridian(&planet, 10_000.0, 5000.0);
+    let obs = observer(1, &planet, me, ahead);
+    let tgts: Vec<Target> = (0..40)
+        .map(|i| {
+            let p = on_meridian(&planet, 5_000.0 + 1_000.0 * f64::from(i), 5000.0);
+            target(100 + i, p, Vec3::new(0.0, 0.0, -200.0))
+        })
+        .collect();
+    let mut s = Sensing::default();
+    for k in 0..400 {
+        s.check(&sensors, &obs, &tgts, &w, &time(6 * k));
+        assert!(s.contacts().len() <= 32);
+    }
+    let held: Vec<u32> = s.contacts().iter().map(|c| c.target.index()).collect();
+    let nearest: Vec<u32> = (100..132).collect();
+    assert_eq!(held, nearest);
+    // A target that leaves the world is forgotten at once.
+    s.forget(tgts[0].id);
+    assert!(s.contact(tgts[0].id).is_none());
+}
+
+#[test]
+fn an_irst_sees_a_tailpipe_farther_than_a_nose() {
+    let Some(pack) = support::pack() else { return };
+    let planet = Planet::earth();
+    let w = world(&FLAT, 6);
+    let irst = support::sensor(&pack, "oeps29");
+    let sig = support::signatures(&pack, "f16a");
+    let me = on_meridian(&planet, 0.0, 5000.0);
+    // 70% of the F-16A's IR-scaled reach: inside from behind, outside nose-on.
+    let r = 0.7 * irst.search.max_range_m * sig.ir;
+    let there = on_meridian(&planet, r, 5000.0);
+    let obs = observer(1, &planet, me, there);
+    let away = Vec3::new(0.0, 0.0, -1.0); // flying away from the observer: tail-on
+    for (forward, expect) in [(away, true), (away * -1.0, false)] {
+        let t = Target {
+            signatures: sig,
+            forward,
+            ..target(2, there, forward * 200.0)
+        };
+        let e = evaluate_sensor(&irst, 0, &obs, &t, &w, &time(0), &Gates::default());
+        assert_eq!(e.search_seen, expect, "{forward:?}: {e:?}");
+    }
+}
+
+#[test]
+fn a_radar_without_doppler_loses_range_looking_down_and_clutter_hides_the_deck() {
+    let planet = Planet::earth();
+    let w = world(&FLAT, 13);
+    let high = on_meridian(&planet, 0.0, 6000.0);
+    // 60% of the baseline range, below: a pulse-doppler set sees it, a plain pulse set does not.
+    let spec = test_radar();
+    let low_far = on_meridian(&planet, 0.6 * spec.search.max_range_m, 300.0);
+    let obs = observer(1, &planet, high, low_far);
+    let tgt = target(2, low_far, Vec3::new(0.0, 0.0, 250.0));
+    let e = evaluate_sensor(&spec, 0, &obs, &tgt, &w, &time(0), &Gates::default());
+    assert_eq!(e.miss, None);
+    let pulse = SensorSpec {
+        doppler: Doppler::NO_LOOK_DOWN,
+        ..spec
+    };
+    let e = evaluate_sensor(&pulse, 0, &obs, &tgt, &w, &time(0), &Gates::default());
+    assert_eq!(e.miss, Some(Miss::OutOfLobe));
+    // Looking up at the same range it is unaffected.
+    let low = on_meridian(&planet, 0.0, 300.0);
+    let high_far = on_meridian(&planet, 0.6 * spec.search.max_range_m, 6000.0);
+    let up = observer(1, &planet, low, high_far);
+    let t_up = target(2, high_far, Vec3::new(0.0, 0.0, 250.0));
+    let e = evaluate_sensor(&pulse, 0, &up, &t_up, &w, &time(0), &Gates::default());
+    assert_eq!(e.miss, None);
+
+    // Low-altitude clutter: acquisition on the deck at the factor's share of the pod.
+    let gun_dish = SensorSpec {
+        low_clutter: Some(fl_combat::sensing::LowAltitudeClutter::UNDER_60_M),
+        omnidirectional: true,
+        ..spec
+    };
+    let site = on_meridian(&planet, 0.0, 5.0);
+    let n = 6000u32;
+    for (agl, factor) in [(30.0, 0.25), (200.0, 1.0)] {
+        let there = on_meridian(&planet, 8_000.0, agl);
+        let t = target(50_000, there, Vec3::new(0.0, 0.0, 250.0));
+        let hits = (0..n)
+            .filter(|&i| {
+                let o = observer(i, &planet, site, there);
+                let mut s = Sensing::default();
+                s.check(&[gun_dish], &o, &[t], &w, &time(99));
+                s.contact(t.id).is_some()
+            })
+            .count();
+        let p = spec.search.pod * factor;
+        assert_binomial(hits as f64 / f64::from(n), p, n, &format!("{agl} m AGL"));
+    }
+}

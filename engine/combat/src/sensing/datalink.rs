@@ -8,9 +8,10 @@
 //! or held in a firing-quality lock; everything else (neutrals, unidentified hostiles) is
 //! Unknown. Must not: read the world, keep state, or depend on the order contacts arrive in.
 
-use super::contacts::{Contact, ContactState};
+use super::contacts::Contact;
 use super::detect::EntityId;
 use super::spec::SensorKind;
+use super::track::ContactState;
 use fl_flight::math::Vec3;
 
 /// Most tracks one datalink message carries (the wire's `kMaxDatalinkTracks`).

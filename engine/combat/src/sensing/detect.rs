@@ -223,7 +223,7 @@ pub fn skill_pod_scale(skill: f64) -> f64 {
 /// How much the weather and the dark cost a kind of sensor, a factor on PoD in
 /// [[`MIN_ENVIRONMENT_POD_SCALE`], 1]; exactly 1 in clear daylight. Visual suffers most and is the
 /// only channel the dark touches; IR is dimmed by moisture; radar barely notices; laser shares
-/// the eye's line-of-sight problem but not its need for light. [E] weights.
+/// the eye's line-of-sight problem but not its need for light. The weights are estimates.
 pub fn environment_pod_scale(kind: SensorKind, env: &Environment) -> f64 {
     let unit = |x: f64| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
     let (cloud_w, fog_w, night) = match kind {

@@ -20,17 +20,17 @@ pub const MAX_LOCK_HOLD_S: f64 = 60.0;
 pub const MAX_LOBE_RANGE_M: f64 = 1_000_000.0;
 
 /// Default half-width of a pulse-doppler radar's main-lobe-clutter notch, in target radial
-/// speed over the ground, m/s (≈ 50 kt). [E]: wide enough that beaming works when flown, narrow
-/// enough (±6° off the perpendicular at 250 m/s) that it takes deliberate flying.
+/// speed over the ground, m/s (≈ 50 kt). An estimate: wide enough that beaming works when
+/// flown, narrow enough (±6° off the perpendicular at 250 m/s) that it takes deliberate flying.
 pub const DEFAULT_NOTCH_HALF_WIDTH_MPS: f64 = 25.0;
 
 /// Default share of its range a radar without doppler processing keeps against a target seen
-/// against the ground (the pack's "no look-down" sets: APQ-159, RP-22). [E].
+/// against the ground (the pack's "no look-down" sets: APQ-159, RP-22); an estimate.
 pub const DEFAULT_LOOK_DOWN_RANGE_FACTOR: f64 = 0.25;
 
 /// Default range factor of an IR sensor against a target seen nose-on (the tailpipe hidden),
 /// against 1.0 from the beam and behind. The pack's IR ranges are "a rear/beam-quarter figure"
-/// and "a cold head-on aspect is a fraction of it" (sensors/oeps29.toml). [E].
+/// and "a cold head-on aspect is a fraction of it" (sensors/oeps29.toml). An estimate.
 pub const DEFAULT_IR_HEAD_ON_FACTOR: f64 = 0.4;
 
 /// What a sensor senses. The discriminants are the wire's `SensorType` ordinals (the datalink's
@@ -187,6 +187,12 @@ pub enum Doppler {
 }
 
 impl Doppler {
+    /// A plain pulse radar with the default look-down range factor (the pack's APQ-159 and
+    /// RP-22: "no look-down").
+    pub const NO_LOOK_DOWN: Doppler = Doppler::Pulse {
+        look_down_range_factor: DEFAULT_LOOK_DOWN_RANGE_FACTOR,
+    };
+
     /// The default for a sensor kind: every radar is pulse-doppler with the default notch (the
     /// pack's fire-control radars are pulse-doppler or CW, its SARH seekers ride CW/PD
     /// illumination and carry a notch susceptibility, and sensors/3m9m.toml says the defence
@@ -210,6 +216,15 @@ pub struct LowAltitudeClutter {
     pub below_agl_m: f64,
     /// Factor on the acquisition probability there, [0, 1].
     pub pod_factor: f64,
+}
+
+impl LowAltitudeClutter {
+    /// sensors/rpk2.toml's "many false returns (ground clutter) under 60 m (200 ft)": a quarter
+    /// of the acquisition probability below 60 m (the factor is an estimate).
+    pub const UNDER_60_M: LowAltitudeClutter = LowAltitudeClutter {
+        below_agl_m: 60.0,
+        pod_factor: 0.25,
+    };
 }
 
 /// One sensor, in SI units.
