@@ -48,7 +48,7 @@ pub use detect::{
     environment_pod_scale, evaluate_sensor, pod_at_rate, pod_for_interval, skill_pod_scale,
 };
 pub use geometry::{
-    Bearing, LookFrame, aspect_factor, ground_radial_speed, in_lobe, looks_down,
+    Bearing, Cone, LookFrame, aspect_factor, ground_radial_speed, in_lobe, look_along, looks_down,
     signature_range_scale,
 };
 pub use los::{LosConfig, LosResult, line_of_sight, line_of_sight_counted};

@@ -321,6 +321,11 @@ impl Sensing {
             });
         }
         let gates = &gates_buf[..sensors.len()];
+        // The per-target pre-gate's inputs, compact (a gate is a few hundred bytes).
+        let mut reach = [(0.0, SensorKind::Visual); MAX_SENSORS];
+        for (r, g) in reach.iter_mut().zip(gates.iter().flatten()) {
+            *r = (g.reach2, g.kind);
+        }
 
         let radar_held_before = self
             .designated
@@ -344,10 +349,9 @@ impl Sensing {
             // target skipped here is stepped as unseen with the ones not handed in.
             let d = t.position - observer.position;
             let d2 = d.dot(d);
-            if !gates
+            if !reach[..sensors.len()]
                 .iter()
-                .flatten()
-                .any(|g| within_reach(g, d2, &t.signatures))
+                .any(|&(r2, kind)| within_reach(r2, kind, d2, &t.signatures))
             {
                 continue;
             }
@@ -682,17 +686,13 @@ impl Sensing {
 /// Whether a target at squared distance `d2` with these signatures can be within a sensor's
 /// reach (√rcs for radar, so its square is rcs itself: no root per target). NaN is never.
 #[inline]
-fn within_reach(g: &SlotGate, d2: f64, sig: &Signatures) -> bool {
-    let s = sig.for_kind(g.kind);
+fn within_reach(reach2: f64, kind: SensorKind, d2: f64, sig: &Signatures) -> bool {
+    let s = sig.for_kind(kind);
     if !(s > 0.0 && s.is_finite()) {
         return false;
     }
-    let scale2 = if g.kind == SensorKind::Radar {
-        s
-    } else {
-        s * s
-    };
-    d2 <= g.reach2 * scale2
+    let scale2 = if kind == SensorKind::Radar { s } else { s * s };
+    d2 <= reach2 * scale2
 }
 
 /// Whether a track holds (or is coasting on) a lock.

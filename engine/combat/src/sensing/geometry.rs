@@ -65,6 +65,66 @@ impl LookFrame {
     }
 }
 
+/// An fl-flight orientation whose nose (body −Z) points along `forward`, its roof (body +Y) as
+/// near `up_hint` as the nose allows: how a seeker or a turret without an attitude of its own is
+/// aimed (e.g. along a missile's velocity). Degenerate inputs give the identity.
+pub fn look_along(forward: Vec3, up_hint: Vec3) -> Quat {
+    let f = forward.normalize_or_zero();
+    if f == Vec3::ZERO || !f.is_finite() {
+        return Quat::IDENTITY;
+    }
+    // Right = forward × up; when the hint is parallel to the nose, any perpendicular will do.
+    let mut r = f.cross(up_hint).normalize_or_zero();
+    if r == Vec3::ZERO || !r.is_finite() {
+        let other = if f.y.abs() < 0.9 {
+            Vec3::Y
+        } else {
+            Vec3::new(1.0, 0.0, 0.0)
+        };
+        r = f.cross(other).normalize_or_zero();
+    }
+    let u = r.cross(f);
+    // The rotation's columns are the body axes in the world: X = r, Y = u, Z = −f.
+    let (m00, m01, m02) = (r.x, u.x, -f.x);
+    let (m10, m11, m12) = (r.y, u.y, -f.y);
+    let (m20, m21, m22) = (r.z, u.z, -f.z);
+    let trace = m00 + m11 + m22;
+    let q = if trace > 0.0 {
+        let s = sqrt(trace + 1.0) * 2.0;
+        Quat {
+            w: 0.25 * s,
+            x: (m21 - m12) / s,
+            y: (m02 - m20) / s,
+            z: (m10 - m01) / s,
+        }
+    } else if m00 > m11 && m00 > m22 {
+        let s = sqrt(1.0 + m00 - m11 - m22) * 2.0;
+        Quat {
+            w: (m21 - m12) / s,
+            x: 0.25 * s,
+            y: (m01 + m10) / s,
+            z: (m02 + m20) / s,
+        }
+    } else if m11 > m22 {
+        let s = sqrt(1.0 + m11 - m00 - m22) * 2.0;
+        Quat {
+            w: (m02 - m20) / s,
+            x: (m01 + m10) / s,
+            y: 0.25 * s,
+            z: (m12 + m21) / s,
+        }
+    } else {
+        let s = sqrt(1.0 + m22 - m00 - m11) * 2.0;
+        Quat {
+            w: (m10 - m01) / s,
+            x: (m02 + m20) / s,
+            y: (m12 + m21) / s,
+            z: 0.25 * s,
+        }
+    };
+    q.normalize()
+}
+
 /// A target's position as seen from an observer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bearing {
@@ -257,6 +317,35 @@ mod tests {
         assert!(Bearing::of(o, &f, o).is_none());
         assert!(Bearing::of(o, &f, Vec3::new(f64::NAN, 0.0, 0.0)).is_none());
         assert!(Bearing::of(o, &f, Vec3::new(f64::INFINITY, 0.0, 0.0)).is_none());
+    }
+
+    #[test]
+    fn look_along_points_the_nose_and_keeps_the_roof_up() {
+        let dirs = [
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(1.0, 0.2, 0.3),
+            Vec3::new(-0.5, -0.8, 0.1),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, -1.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+        ];
+        for d in dirs {
+            let q = look_along(d, Vec3::Y);
+            let f = LookFrame::body(q);
+            let dn = d.normalize_or_zero();
+            assert!((f.forward.dot(dn) - 1.0).abs() < 1e-12, "{d:?}");
+            assert!((f.up.length() - 1.0).abs() < 1e-12);
+            assert!(f.up.dot(f.forward).abs() < 1e-12);
+            if dn.y.abs() < 0.99 {
+                assert!(f.up.y > 0.0, "roof up for {d:?}");
+                assert!(f.right.y.abs() < 1e-12, "wings level for {d:?}");
+            }
+        }
+        assert_eq!(look_along(Vec3::ZERO, Vec3::Y), Quat::IDENTITY);
+        assert_eq!(
+            look_along(Vec3::new(f64::NAN, 0.0, 0.0), Vec3::Y),
+            Quat::IDENTITY
+        );
     }
 
     #[test]
