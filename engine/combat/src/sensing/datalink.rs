@@ -165,7 +165,8 @@ pub fn fuse_team<'a>(
     out
 }
 
-/// One peer's share of its team's picture: `own` marked from the peer's own contacts, the peer's
+/// One peer's share of its team's picture: `own` marked from the peer's own contacts (sorted by
+/// target, as [`super::Sensing::contacts`] gives them), the peer's
 /// own aircraft left out, at most `max` tracks (its own locks first, then locks, then the nearest
 /// to `origin`; ties by id), sorted by target.
 pub fn picture_for(

@@ -372,7 +372,30 @@ pub(crate) fn prepare(
     if spec.head_on_factor < 1.0 {
         scale *= aspect_factor(spec.head_on_factor, target.forward, los);
     }
-    // Clutter needs the ground behind and under the target.
+    let omni = spec.omnidirectional;
+    let track = spec.track.filter(|_| gates.track_allowed);
+    let lobes = |scale: f64| {
+        let search_in = view.search.contains(
+            &view.frame,
+            los,
+            range_m,
+            spec.search.max_range_m * scale,
+            omni,
+        );
+        let track_in = match (track, view.track) {
+            (Some(t), Some(cone)) => {
+                cone.contains(&view.frame, los, range_m, t.max_range_m * scale, omni)
+            }
+            _ => false,
+        };
+        (search_in, track_in)
+    };
+    let (mut search_in, mut track_in) = lobes(scale);
+    if !(search_in || track_in) {
+        return Err((Miss::OutOfLobe, range_m));
+    }
+    // Clutter needs the ground behind and under the target (asked only for a target in a lobe:
+    // the floor may be a terrain query).
     let needs_ground = spec.doppler != Doppler::None || spec.low_clutter.is_some();
     let (look_down, agl) = if needs_ground {
         let ground = match target.ground_m {
@@ -389,22 +412,10 @@ pub(crate) fn prepare(
     } = spec.doppler
         && look_down
     {
-        scale *= look_down_range_factor;
-    }
-    let omni = spec.omnidirectional;
-    let max_search = spec.search.max_range_m * scale;
-    let search_in = view
-        .search
-        .contains(&view.frame, los, range_m, max_search, omni);
-    let track = spec.track.filter(|_| gates.track_allowed);
-    let track_in = match (track, view.track) {
-        (Some(t), Some(cone)) => {
-            cone.contains(&view.frame, los, range_m, t.max_range_m * scale, omni)
+        (search_in, track_in) = lobes(scale * look_down_range_factor);
+        if !(search_in || track_in) {
+            return Err((Miss::OutOfLobe, range_m));
         }
-        _ => false,
-    };
-    if !(search_in || track_in) {
-        return Err((Miss::OutOfLobe, range_m));
     }
     if let Doppler::PulseDoppler {
         notch_half_width_mps,
