@@ -6,7 +6,7 @@
 //!
 //! Run: `cargo bench -p fl-combat --bench sensing`.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/sensing_support/mod.rs"]
 mod support;
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -2,7 +2,8 @@
 //! real ridge, notching, measured probability of detection against the defs, lock coasting,
 //! radar modes, the datalink picture, and hostile inputs.
 
-mod support;
+mod sensing_support;
+use sensing_support as support;
 
 use fl_combat::sensing::{
     CheckTime, ContactState, Doppler, Emitter, EntityId, Environment, Gates, Identification, Lobe,
