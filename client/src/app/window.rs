@@ -334,7 +334,7 @@ impl App {
 
     /// Applies the settings that take effect without a restart, once a frame (cheap when
     /// nothing changed), so the Settings screen's changes show while it is up: vsync, the
-    /// window mode and size, the network tuning of a running flight and the sound levels. The
+    /// window mode and size, the render scale, the network tuning of a running flight and the sound levels. The
     /// field of view, the HUD, the UI scale, the frame cap and the detail levels are read where
     /// they are used, every frame.
     fn apply_settings(&mut self) {
@@ -342,6 +342,8 @@ impl App {
         if let Some(g) = &mut self.gfx {
             g.surface
                 .set_vsync(&g.gpu, vsync_of(settings.graphics.vsync));
+            g.surface
+                .set_render_scale(&g.gpu, settings.graphics.render_scale);
             let mode = WindowMode::of(&settings.graphics);
             if mode != g.mode {
                 g.mode = mode;
@@ -959,7 +961,9 @@ impl App {
         let hud_settings = self.ui.settings.to_hud();
         let gfx = self.gfx.as_mut().ok_or(AppError::NoWindow)?;
         let (w, h) = gfx.surface.size();
-        let target = OffscreenTarget::new(&gfx.gpu.device, w, h)?;
+        // The player's render scale, so the picture is the one on the screen.
+        let target =
+            OffscreenTarget::with_render_scale(&gfx.gpu.device, w, h, gfx.surface.render_scale())?;
         gfx.renderer.render_offscreen(&gfx.gpu, frame, &target)?;
         if let Some(r) = reading {
             // A context of its own: the offscreen painter needs the whole font atlas, which
