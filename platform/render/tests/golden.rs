@@ -9,10 +9,10 @@ mod common;
 use std::path::Path;
 
 use fl_render::frame::PLANET_RADIUS_M;
-use fl_render::model::{MeshData, ModelData, ModelFamily, Node, Primitive, Vertex};
+use fl_render::model::ModelFamily;
 use fl_render::sun::{UtcTime, east_north_up, geodetic_direction};
 use fl_render::{Camera, DirectionalLight, Frame, Instance, LodHint, Renderer, SkyParams};
-use glam::{DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
+use glam::{DQuat, DVec3, Mat4, Vec3, Vec4};
 
 const SIZE: u32 = 256;
 /// Mean FLIP allowed against a reference (the 0.01–0.05 range).
