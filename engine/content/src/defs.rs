@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn unit_factors_are_the_exact_definitions() {
         assert_eq!(NM_TO_M, 1852.0);
-        assert_eq!(FT_TO_M * 12.0, 3.6576);
+        assert_eq!(FT_TO_M, 0.3048);
         assert!((KT_TO_MPS * 3600.0 - 1852.0).abs() < 1e-12);
         assert_eq!(LB_TO_KG, 0.453_592_37);
         assert!((180.0 * DEG_TO_RAD - std::f64::consts::PI).abs() < 1e-15);
