@@ -998,6 +998,7 @@ pub fn extras_from_client(
         notices: recent.into_iter().rev().collect(),
         motd,
         combat: None,
+        scopes: None,
     }
 }
 

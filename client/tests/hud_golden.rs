@@ -281,6 +281,7 @@ fn hud_golden_images_at_four_attitudes() {
             extras: HudExtras {
                 max_g: 5.0,
                 combat: Some(combat_cues()),
+                scopes: Some(scopes()),
                 ..HudExtras::default()
             },
             settings: imperial,
@@ -364,6 +365,49 @@ fn combat_cues() -> hud::combat::CombatCues {
             "Bandit 3 [GUN] Viper 4".into(),
         ],
         message: Some("KILL Bandit 2".into()),
+    }
+}
+
+/// The B-scope and the RWR: a locked foe ahead, a friend, an unknown coasting off the left, and
+/// three strobes (a search, a lock and a launch).
+fn scopes() -> hud::scopes::Scopes {
+    use hud::scopes::{Ident, RwrStrobe, ScopeContact, Scopes, StrobeLevel};
+    let deg = |d: f64| d.to_radians();
+    let contact = |az: f64, range_m: f64, ident, locked, coasting, heading: f64| ScopeContact {
+        azimuth_rad: deg(az),
+        range_m,
+        ident,
+        locked,
+        coasting,
+        heading_rad: Some(deg(heading)),
+    };
+    Scopes {
+        contacts: vec![
+            contact(4.0, 2_400.0, Ident::Foe, true, false, 170.0),
+            contact(-30.0, 7_000.0, Ident::Friend, false, false, 10.0),
+            contact(-45.0, 8_500.0, Ident::Unknown, false, true, 90.0),
+        ],
+        strobes: vec![
+            RwrStrobe {
+                bearing_rad: deg(10.0),
+                level: StrobeLevel::Lock,
+                channel: 'R',
+                ident: Ident::Foe,
+            },
+            RwrStrobe {
+                bearing_rad: deg(-120.0),
+                level: StrobeLevel::Search,
+                channel: 'R',
+                ident: Ident::Foe,
+            },
+            RwrStrobe {
+                bearing_rad: deg(150.0),
+                level: StrobeLevel::Launch,
+                channel: 'R',
+                ident: Ident::Foe,
+            },
+        ],
+        radar_mode: "STT".into(),
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod canvas;
 pub mod combat;
 pub mod projection;
+pub mod scopes;
 pub mod units;
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, pos2, vec2};
@@ -57,6 +58,8 @@ pub struct HudExtras {
     pub motd: Option<String>,
     /// Weapon symbology (none drawn when `None`).
     pub combat: Option<combat::CombatCues>,
+    /// The radar B-scope and the RWR (not drawn when `None`).
+    pub scopes: Option<scopes::Scopes>,
 }
 
 /// The player's HUD settings.
@@ -161,6 +164,9 @@ pub fn draw(
     draw_heading_tape(&mut c, &m, reading);
     draw_left_column(&mut c, &m, reading, extras, settings.units);
     draw_right_column(&mut c, &m, reading, extras, settings.units);
+    if let Some(s) = &extras.scopes {
+        scopes::draw(&mut c, &m, s);
+    }
     if let Some(cues) = &extras.combat {
         combat::draw(&mut c, &m, &proj, glass, cues, settings.units);
     }
@@ -758,6 +764,29 @@ mod tests {
                 }),
                 feed: vec!["x".repeat(1 << 16); 1000],
                 message: Some("\n".repeat(1000)),
+            }),
+            scopes: Some(scopes::Scopes {
+                contacts: vec![
+                    scopes::ScopeContact {
+                        azimuth_rad: f64::NAN,
+                        range_m: f64::INFINITY,
+                        ident: scopes::Ident::Foe,
+                        locked: true,
+                        coasting: true,
+                        heading_rad: Some(f64::NAN),
+                    };
+                    10_000
+                ],
+                strobes: vec![
+                    scopes::RwrStrobe {
+                        bearing_rad: f64::INFINITY,
+                        level: scopes::StrobeLevel::Launch,
+                        channel: '\u{0}',
+                        ident: scopes::Ident::Friend,
+                    };
+                    10_000
+                ],
+                radar_mode: "\u{1b}".repeat(1 << 16),
             }),
         };
         let settings = HudSettings {
