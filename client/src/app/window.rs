@@ -86,6 +86,8 @@ struct Flight {
     netgraph: crate::netgraph::NetGraph,
     /// The flight heard: own aircraft, others, guns, effects.
     sound: FlightSound,
+    /// The flight seen beyond the models: tracers, fireballs, smoke, flames.
+    effects: crate::effects::VisualEffects,
 }
 
 impl Flight {
@@ -607,6 +609,7 @@ impl App {
             view_index: None,
             netgraph: crate::netgraph::NetGraph::new(),
             sound: FlightSound::default(),
+            effects: crate::effects::VisualEffects::default(),
         })
     }
 
@@ -748,7 +751,11 @@ impl App {
                 let (frame, reading) = flight_frame(f, gfx, dt, fov, aspect, (w, h), graphics);
                 (frame, reading)
             }
-            _ => (menu_frame(&self.sky, fov, aspect), None),
+            _ => {
+                // The flight's tracers and smoke do not follow the player into the menus.
+                gfx.renderer.set_particles(&[]);
+                (menu_frame(&self.sky, fov, aspect), None)
+            }
         };
         if let Some(f) = &mut self.flight {
             let throttle = f
@@ -1073,6 +1080,11 @@ fn flight_frame(
         }
     }
     let frame = build_frame(&eye, fov_deg, aspect, &f.sky, drawn_entities, drawn);
+    // Combat and aircraft effects as particles (tracers, launches, fireballs, flames, smoke).
+    let now = f.now();
+    f.effects.ingest(f.launched.client.effects(), rf, now);
+    let particles = f.effects.particles(rf, now, local_up(eye.position));
+    gfx.renderer.set_particles(&particles);
     // The cockpit eye of the own type, once its model is known.
     if let Some(t) = own_type
         && let Some(eye_body) = f
