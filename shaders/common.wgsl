@@ -23,6 +23,7 @@ struct Frame {
     shadow: vec4<f32>,      // on, texel size (m), map size (texels), covered side (m)
     moon_dir: vec4<f32>,    // towards the moon (world); w = 1 when it is drawn
     moon_rad: vec4<f32>,    // the full moon disc's radiance after the air
+    output: vec4<f32>,      // output width, height (pixels); the scene may be drawn at another size
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;

@@ -37,6 +37,7 @@ pub mod autopilot;
 pub mod bridge;
 pub mod client;
 pub mod content;
+pub mod effects;
 pub mod entities;
 pub mod geom;
 pub mod headless;

@@ -997,6 +997,8 @@ pub fn extras_from_client(
         server_throttled: session.server_throttle().is_some(),
         notices: recent.into_iter().rev().collect(),
         motd,
+        combat: None,
+        scopes: None,
     }
 }
 

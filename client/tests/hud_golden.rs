@@ -264,6 +264,29 @@ fn hud_golden_images_at_four_attitudes() {
                 assert_eq!(hud::aoa_band(r.stall_fraction), hud::AoaBand::Warning);
             },
         },
+        Case {
+            name: "hud_combat_cues",
+            flight: Flight {
+                alt_m: 3_000.0,
+                attitude: (30.0, 5.0, 40.0),
+                speed: 200.0,
+                climb: 0.0,
+                g: 3.0,
+            },
+            setup: |s| {
+                s.spool = 0.9;
+                // Pulling: the gun sight lags the nose.
+                s.body_rates = fl_flight::math::Vec3::new(0.0, 0.15, 0.02);
+            },
+            extras: HudExtras {
+                max_g: 5.0,
+                combat: Some(combat_cues()),
+                scopes: Some(scopes()),
+                ..HudExtras::default()
+            },
+            settings: imperial,
+            check: |r| assert!(r.roll_rad > 0.5, "{r:?}"),
+        },
     ];
 
     let dirs = golden_dirs();
@@ -273,8 +296,15 @@ fn hud_golden_images_at_four_attitudes() {
         (case.setup)(&mut s);
         let r = read(&planet, &m, &s);
         (case.check)(&r);
+        let mut extras = case.extras.clone();
+        if let Some(cues) = &mut extras.combat {
+            // The gun sight from the state itself, for a target 600 m away.
+            cues.gun = hud::combat::gun_pipper(&s, planet.gravity(s.position), 1_000.0, 600.0);
+            assert!(cues.gun.is_some());
+        }
+        let extras = &extras;
         let fov = case.settings.vertical_fov_deg;
-        let hud = Some((&r, &case.extras, &case.settings));
+        let hud = Some((&r, extras, &case.settings));
         let scene = render(&gpu, &mut renderer, &s, None, fov);
         let img = render(&gpu, &mut renderer, &s, hud, fov);
         let path = dirs.output_path(&format!("{}-render.png", case.name));
@@ -299,6 +329,85 @@ fn hud_golden_images_at_four_attitudes() {
     // Every case rendered and checked before the first golden comparison can fail.
     for (name, img) in &images {
         dirs.check(name, img, THRESHOLD);
+    }
+}
+
+/// A missile shot and a gun solution on one target: the box, the seeker diamond, the launch zone
+/// with the target inside it, the weapon, the feed and a kill message.
+fn combat_cues() -> hud::combat::CombatCues {
+    use hud::combat::{CombatCues, Envelope, SeekerCue, TargetCue, WeaponStatus};
+    CombatCues {
+        weapon: Some(WeaponStatus {
+            label: "AIM-9P".into(),
+            count: 2,
+        }),
+        gun: None,
+        target: Some(TargetCue {
+            right_rad: 0.06,
+            up_rad: 0.04,
+            range_m: 2_400.0,
+            closure_mps: 60.0,
+            locked: true,
+        }),
+        seeker: Some(SeekerCue {
+            right_rad: 0.06,
+            up_rad: 0.04,
+            tracking: true,
+        }),
+        envelope: Some(Envelope {
+            min_m: 550.0,
+            no_escape_m: 1_800.0,
+            max_m: 4_500.0,
+            range_m: 2_400.0,
+        }),
+        feed: vec![
+            "Viper 1 [AIM-9P] Bandit 2".into(),
+            "Bandit 3 [GUN] Viper 4".into(),
+        ],
+        message: Some("KILL Bandit 2".into()),
+    }
+}
+
+/// The B-scope and the RWR: a locked foe ahead, a friend, an unknown coasting off the left, and
+/// three strobes (a search, a lock and a launch).
+fn scopes() -> hud::scopes::Scopes {
+    use hud::scopes::{Ident, RwrStrobe, ScopeContact, Scopes, StrobeLevel};
+    let deg = |d: f64| d.to_radians();
+    let contact = |az: f64, range_m: f64, ident, locked, coasting, heading: f64| ScopeContact {
+        azimuth_rad: deg(az),
+        range_m,
+        ident,
+        locked,
+        coasting,
+        heading_rad: Some(deg(heading)),
+    };
+    Scopes {
+        contacts: vec![
+            contact(4.0, 2_400.0, Ident::Foe, true, false, 170.0),
+            contact(-30.0, 7_000.0, Ident::Friend, false, false, 10.0),
+            contact(-45.0, 8_500.0, Ident::Unknown, false, true, 90.0),
+        ],
+        strobes: vec![
+            RwrStrobe {
+                bearing_rad: deg(10.0),
+                level: StrobeLevel::Lock,
+                channel: 'R',
+                ident: Ident::Foe,
+            },
+            RwrStrobe {
+                bearing_rad: deg(-120.0),
+                level: StrobeLevel::Search,
+                channel: 'R',
+                ident: Ident::Foe,
+            },
+            RwrStrobe {
+                bearing_rad: deg(150.0),
+                level: StrobeLevel::Launch,
+                channel: 'R',
+                ident: Ident::Foe,
+            },
+        ],
+        radar_mode: "STT".into(),
     }
 }
 

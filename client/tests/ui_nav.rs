@@ -403,6 +403,15 @@ fn settings_changed_on_the_screen_persist_in_user_toml() {
     click(&mut h, "Settings");
     click(&mut h, "High");
     click(&mut h, "Fullscreen (borderless)");
+    h.get_by_role_and_label(Role::Slider, "Scene resolution")
+        .focus();
+    h.run();
+    press(&mut h, Key::ArrowRight);
+    assert_eq!(
+        h.state().ui.settings.graphics.render_scale,
+        1.05,
+        "1.00 → 1.05"
+    );
     click(&mut h, "HUD");
     click(&mut h, "Metric (km/h, m)");
     click(&mut h, "Amber");
@@ -434,6 +443,7 @@ fn settings_changed_on_the_screen_persist_in_user_toml() {
     assert_eq!(file["graphics"]["terrain_detail"].as_str(), Some("high"));
     assert_eq!(file["graphics"]["fullscreen"].as_str(), Some("borderless"));
     assert_eq!(file["graphics"]["hdr"].as_bool(), Some(true), "kept");
+    assert_eq!(file["graphics"]["render_scale"].as_float(), Some(1.05));
     assert_eq!(file["hud"]["units"].as_str(), Some("metric"));
     assert_eq!(file["hud"]["colour"].as_str(), Some("amber"));
     assert_eq!(file["audio"]["mute_when_unfocused"].as_bool(), Some(false));

@@ -189,6 +189,21 @@ fn toml_seeds() -> Vec<Vec<u8>> {
           category = \"air-to-air\"\n"
             .to_vec(),
     );
+    // A weapon and a sensor that load, so mutations start inside every table.
+    out.push(
+        b"[weapon]\nid = \"seed:gun\"\nname = \"Gun\"\ntype = \"gun\"\n\
+          [seeker]\ntype = \"ir\"\nsensor_id = \"seed:eye\"\npitbull_nm = 0\n\
+          [performance]\nmax_range_nm = 0.6\nmax_speed_kts = 1950\nrate_of_fire_rpm = 1200\n\
+          [warhead]\nblast_radius_ft = 3\ndamage = 8\n[countermeasures]\nflare_susceptibility = 0.5\n\
+          [load]\nweight_lb = 300\nrounds = 500\n"
+            .to_vec(),
+    );
+    out.push(
+        b"[sensor]\nid = \"seed:eye\"\nname = \"Eye\"\ntype = \"radar\"\neccm = 0.3\n\
+          [search]\naz_half_angle_deg = 60\nel_half_angle_deg = 30\nmax_range_nm = 30\npod = 0.35\n\
+          [track]\naz_half_angle_deg = 50\nel_half_angle_deg = 20\nmax_range_nm = 20\npod = 0.7\nlock_hold_s = 4\n"
+            .to_vec(),
+    );
     out
 }
 
@@ -333,6 +348,9 @@ fn check_content_defs(data: &[u8]) {
         check(e);
     }
     if let Err(e) = fl_content::defs::parse_weapon_text(Path::new("w.toml"), text, "p", "ns") {
+        check(e);
+    }
+    if let Err(e) = fl_content::defs::parse_sensor_text(Path::new("s.toml"), text, "p", "ns") {
         check(e);
     }
 }

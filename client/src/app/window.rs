@@ -86,6 +86,8 @@ struct Flight {
     netgraph: crate::netgraph::NetGraph,
     /// The flight heard: own aircraft, others, guns, effects.
     sound: FlightSound,
+    /// The flight seen beyond the models: tracers, fireballs, smoke, flames.
+    effects: crate::effects::VisualEffects,
 }
 
 impl Flight {
@@ -334,7 +336,7 @@ impl App {
 
     /// Applies the settings that take effect without a restart, once a frame (cheap when
     /// nothing changed), so the Settings screen's changes show while it is up: vsync, the
-    /// window mode and size, the network tuning of a running flight and the sound levels. The
+    /// window mode and size, the render scale, the network tuning of a running flight and the sound levels. The
     /// field of view, the HUD, the UI scale, the frame cap and the detail levels are read where
     /// they are used, every frame.
     fn apply_settings(&mut self) {
@@ -342,6 +344,8 @@ impl App {
         if let Some(g) = &mut self.gfx {
             g.surface
                 .set_vsync(&g.gpu, vsync_of(settings.graphics.vsync));
+            g.surface
+                .set_render_scale(&g.gpu, settings.graphics.render_scale);
             let mode = WindowMode::of(&settings.graphics);
             if mode != g.mode {
                 g.mode = mode;
@@ -605,6 +609,7 @@ impl App {
             view_index: None,
             netgraph: crate::netgraph::NetGraph::new(),
             sound: FlightSound::default(),
+            effects: crate::effects::VisualEffects::default(),
         })
     }
 
@@ -746,7 +751,11 @@ impl App {
                 let (frame, reading) = flight_frame(f, gfx, dt, fov, aspect, (w, h), graphics);
                 (frame, reading)
             }
-            _ => (menu_frame(&self.sky, fov, aspect), None),
+            _ => {
+                // The flight's tracers and smoke do not follow the player into the menus.
+                gfx.renderer.set_particles(&[]);
+                (menu_frame(&self.sky, fov, aspect), None)
+            }
         };
         if let Some(f) = &mut self.flight {
             let throttle = f
@@ -959,7 +968,9 @@ impl App {
         let hud_settings = self.ui.settings.to_hud();
         let gfx = self.gfx.as_mut().ok_or(AppError::NoWindow)?;
         let (w, h) = gfx.surface.size();
-        let target = OffscreenTarget::new(&gfx.gpu.device, w, h)?;
+        // The player's render scale, so the picture is the one on the screen.
+        let target =
+            OffscreenTarget::with_render_scale(&gfx.gpu.device, w, h, gfx.surface.render_scale())?;
         gfx.renderer.render_offscreen(&gfx.gpu, frame, &target)?;
         if let Some(r) = reading {
             // A context of its own: the offscreen painter needs the whole font atlas, which
@@ -1069,6 +1080,11 @@ fn flight_frame(
         }
     }
     let frame = build_frame(&eye, fov_deg, aspect, &f.sky, drawn_entities, drawn);
+    // Combat and aircraft effects as particles (tracers, launches, fireballs, flames, smoke).
+    let now = f.now();
+    f.effects.ingest(f.launched.client.effects(), rf, now);
+    let particles = f.effects.particles(rf, now, local_up(eye.position));
+    gfx.renderer.set_particles(&particles);
     // The cockpit eye of the own type, once its model is known.
     if let Some(t) = own_type
         && let Some(eye_body) = f

@@ -10,7 +10,9 @@
 //! Every line and glyph has a dark outline ([`canvas`]).
 
 pub mod canvas;
+pub mod combat;
 pub mod projection;
+pub mod scopes;
 pub mod units;
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, pos2, vec2};
@@ -54,6 +56,10 @@ pub struct HudExtras {
     pub notices: Vec<String>,
     /// The server's message of the day.
     pub motd: Option<String>,
+    /// Weapon symbology (none drawn when `None`).
+    pub combat: Option<combat::CombatCues>,
+    /// The radar B-scope and the RWR (not drawn when `None`).
+    pub scopes: Option<scopes::Scopes>,
 }
 
 /// The player's HUD settings.
@@ -158,6 +164,12 @@ pub fn draw(
     draw_heading_tape(&mut c, &m, reading);
     draw_left_column(&mut c, &m, reading, extras, settings.units);
     draw_right_column(&mut c, &m, reading, extras, settings.units);
+    if let Some(s) = &extras.scopes {
+        scopes::draw(&mut c, &m, s);
+    }
+    if let Some(cues) = &extras.combat {
+        combat::draw(&mut c, &m, &proj, glass, cues, settings.units);
+    }
     draw_warnings(&mut c, &m, reading);
     draw_link(&mut c, &m, extras);
     draw_messages(&mut c, &m, extras);
@@ -722,6 +734,60 @@ mod tests {
             server_throttled: true,
             notices: vec!["\u{1b}[2J".repeat(10_000); 100],
             motd: Some("m".repeat(1 << 16)),
+            combat: Some(combat::CombatCues {
+                weapon: Some(combat::WeaponStatus {
+                    label: "\u{7}".repeat(1 << 16),
+                    count: u32::MAX,
+                }),
+                gun: Some(combat::GunCue {
+                    right_rad: f64::NAN,
+                    up_rad: f64::INFINITY,
+                    range_m: -1.0,
+                }),
+                target: Some(combat::TargetCue {
+                    right_rad: 4.0,
+                    up_rad: f64::NAN,
+                    range_m: f64::INFINITY,
+                    closure_mps: f64::NAN,
+                    locked: false,
+                }),
+                seeker: Some(combat::SeekerCue {
+                    right_rad: 1e300,
+                    up_rad: -1e300,
+                    tracking: true,
+                }),
+                envelope: Some(combat::Envelope {
+                    min_m: f64::NAN,
+                    no_escape_m: -5.0,
+                    max_m: 1e300,
+                    range_m: f64::NEG_INFINITY,
+                }),
+                feed: vec!["x".repeat(1 << 16); 1000],
+                message: Some("\n".repeat(1000)),
+            }),
+            scopes: Some(scopes::Scopes {
+                contacts: vec![
+                    scopes::ScopeContact {
+                        azimuth_rad: f64::NAN,
+                        range_m: f64::INFINITY,
+                        ident: scopes::Ident::Foe,
+                        locked: true,
+                        coasting: true,
+                        heading_rad: Some(f64::NAN),
+                    };
+                    10_000
+                ],
+                strobes: vec![
+                    scopes::RwrStrobe {
+                        bearing_rad: f64::INFINITY,
+                        level: scopes::StrobeLevel::Launch,
+                        channel: '\u{0}',
+                        ident: scopes::Ident::Friend,
+                    };
+                    10_000
+                ],
+                radar_mode: "\u{1b}".repeat(1 << 16),
+            }),
         };
         let settings = HudSettings {
             units: Units::Metric,

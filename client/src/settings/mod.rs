@@ -51,8 +51,8 @@ pub struct Graphics {
     pub resolution: Resolution,
     pub fullscreen: Fullscreen,
     pub vsync: VsyncMode,
-    /// The 3D scene's resolution relative to the window's ([`RENDER_SCALE_RANGE`]). Kept, not
-    /// applied yet: fl-render draws the scene at the surface's size (docs/settings.md).
+    /// The 3D scene's resolution relative to the window's ([`RENDER_SCALE_RANGE`]), applied
+    /// live by fl-render (scene buffers of that size, resampled by the tonemap pass).
     pub render_scale: f32,
     pub terrain_detail: TerrainDetail,
     pub model_detail: ModelDetail,

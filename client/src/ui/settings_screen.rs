@@ -13,8 +13,8 @@ use crate::hud::Units;
 use crate::screens::Event;
 use crate::settings::{
     AudioBus, Choice, FOV_RANGE_DEG, FPS_CAP_RANGE, Fullscreen, GameSettings, HudColour,
-    ModelDetail, Net, Resolution, TerrainDetail, UI_SCALE_RANGE, VsyncMode, net_ranges,
-    sanitize_callsign,
+    ModelDetail, Net, RENDER_SCALE_RANGE, Resolution, TerrainDetail, UI_SCALE_RANGE, VsyncMode,
+    net_ranges, sanitize_callsign,
 };
 
 /// The Settings screen's tabs.
@@ -153,12 +153,16 @@ fn graphics(ui: &mut Ui, set: &mut GameSettings) {
     choices::<TerrainDetail>(ui, &mut g.terrain_detail);
     label(ui, "Aircraft detail");
     choices::<ModelDetail>(ui, &mut g.model_detail);
+    label(ui, "Render scale");
+    ui.add(
+        Slider::new(&mut g.render_scale, RENDER_SCALE_RANGE)
+            .step_by(0.05)
+            .suffix("×")
+            .text("Scene resolution"),
+    );
     note(
         ui,
-        &format!(
-            "Render scale {:.2}× is kept in the file but not applied yet: the renderer draws at the window's size. Shadows are always on.",
-            g.render_scale
-        ),
+        "The 3D scene's resolution against the window's: below 1 is faster on a weak GPU, above 1 smooths edges. The HUD and menus stay sharp. Shadows are always on.",
     );
 }
 

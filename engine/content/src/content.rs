@@ -8,12 +8,13 @@
 
 use crate::assets::{AssetKind, AssetLimits, PackRoot};
 use crate::builtin;
-use crate::defs::{SensorRef, WeaponDef};
 use crate::entity::{Category, Deck, EntityDef, ProjectileKind};
 use crate::error::{AssetError, ContentError, ContentWarning};
 use crate::load::{LoadReport, load_flight_model};
 use crate::manifest::{Manifest, TrustLevel};
 use crate::names::{MAX_WIRE_STR, check_asset_name};
+use crate::sensor::SensorDef;
+use crate::weapon::WeaponDef;
 use fl_flight::model::AircraftModel;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -143,7 +144,7 @@ pub struct Content {
     pub(crate) types: Vec<EntityType>,
     pub(crate) index: BTreeMap<String, u32>,
     pub(crate) weapons: BTreeMap<String, WeaponDef>,
-    pub(crate) sensors: BTreeMap<String, SensorRef>,
+    pub(crate) sensors: BTreeMap<String, SensorDef>,
     pub(crate) flight_models: BTreeMap<String, Arc<AircraftModel>>,
     pub(crate) limits: AssetLimits,
     pub(crate) report: LoadReport,
@@ -287,19 +288,31 @@ impl Content {
         load_flight_model(&self.packs, self.limits, asset)
     }
 
-    /// A weapon definition by id.
+    /// A weapon definition by id (ids are matched case-insensitively). Every number is SI.
     pub fn weapon(&self, id: &str) -> Option<&WeaponDef> {
         self.weapons.get(&id.to_ascii_lowercase())
     }
 
-    /// Every weapon, by id.
+    /// Every weapon, in id order.
     pub fn weapons(&self) -> impl Iterator<Item = &WeaponDef> {
         self.weapons.values()
     }
 
-    /// A sensor by id.
-    pub fn sensor(&self, id: &str) -> Option<&SensorRef> {
+    /// A sensor definition by id (ids are matched case-insensitively). Every number is SI.
+    pub fn sensor(&self, id: &str) -> Option<&SensorDef> {
         self.sensors.get(&id.to_ascii_lowercase())
+    }
+
+    /// Every sensor, in id order.
+    pub fn sensors(&self) -> impl Iterator<Item = &SensorDef> {
+        self.sensors.values()
+    }
+
+    /// The sensor a weapon's seeker looks through (`None`: unguided, or no head). After a load
+    /// every named head is in the stack, so this is `Some` whenever `sensor_id` is.
+    pub fn seeker_sensor(&self, weapon: &WeaponDef) -> Option<&SensorDef> {
+        let id = weapon.seeker.as_ref()?.sensor_id.as_deref()?;
+        self.sensor(id)
     }
 
     /// Finds an asset: the builtin layer for `builtin/...` names, else the highest-priority pack

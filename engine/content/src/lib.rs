@@ -2,7 +2,7 @@
 //!
 //! Owns: pack discovery (`mods/*/manifest.toml` and explicit pack directories), manifest
 //! validation, the content stack (priority order, dependencies, overrides), entity, weapon and
-//! sensor definitions, flight-model resolution through `fl-flight`, path-safe and size-bounded
+//! sensor definitions (every number in SI, see `docs/weapons.md`), flight-model resolution through `fl-flight`, path-safe and size-bounded
 //! asset reads, the builtin types, the deterministic entity-type registry with the data each
 //! `MsgEntityTypeDef` carries, and the missions' headers for the game's list
 //! ([`mission_header`]). Must not: depend on the wire crate (records are plain data), run Lua or
@@ -25,16 +25,21 @@ mod load;
 pub mod manifest;
 pub mod mission_header;
 pub mod names;
+pub mod sensor;
 pub mod stack;
 mod toml_read;
+pub mod weapon;
 
 pub use assets::{AssetKind, AssetLimits, PackRoot};
 pub use content::{Content, EntityType, PackInfo, Payload, ResolvedAsset, TypeRecord, TypeSource};
-pub use defs::{SensorRef, WeaponDef, WeaponType};
 pub use entity::{Category, EntityDef, Hardpoint, ProjectileKind};
 pub use error::{AssetError, ContentError, ContentWarning};
 pub use findings::{Finding, Findings, Severity, log_loaded};
 pub use load::{ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS, Override};
 pub use manifest::{Manifest, TrustLevel};
 pub use mission_header::{MissionHeader, MissionHeaderError, MissionListing};
+pub use sensor::{Lobe, SensorDef, SensorRole, SensorType};
 pub use stack::{AircraftChoiceError, StackLoad, StackSources, UnusedAssets, load_stack};
+pub use weapon::{
+    GunParams, Performance, Seeker, SeekerType, Susceptibility, Warhead, WeaponDef, WeaponType,
+};

@@ -11,12 +11,13 @@ use crate::builtin;
 use crate::content::{
     Content, EntityType, Pack, Payload, ResolvedAsset, TypeSource, read_resolved, resolve_in,
 };
-use crate::defs::{SensorRef, WeaponDef, parse_sensor, parse_weapon};
 use crate::entity::{Category, EntityDef, parse_entity};
 use crate::error::{AssetError, ContentError, ContentWarning};
 use crate::manifest::parse_manifest;
 use crate::names::BUILTIN_NAMESPACE;
+use crate::sensor::{SensorDef, parse_sensor};
 use crate::toml_read::Src;
+use crate::weapon::{WeaponDef, parse_weapon};
 use fl_flight::model::AircraftModel;
 use fl_flight::schema::parse_flight_model;
 use fl_flight::validate::{Severity, validate};
@@ -129,7 +130,7 @@ macro_rules! impl_def {
     };
 }
 
-impl_def!(SensorRef, "sensor");
+impl_def!(SensorDef, "sensor");
 impl_def!(WeaponDef, "weapon");
 impl_def!(EntityDef, "entity");
 
@@ -438,6 +439,57 @@ impl Loader {
     }
 }
 
+/// Checks every weapon's seeker head against the sensor index: an unknown id warns and is cleared
+/// (the weapon keeps loading and flies without a head, as an unknown entity sensor is dropped from
+/// its suite), and a head of the wrong channel (an IR seeker looking through a radar) warns.
+fn resolve_seekers(
+    ld: &mut Loader,
+    weapons: &mut BTreeMap<String, WeaponDef>,
+    sensors: &BTreeMap<String, SensorDef>,
+) {
+    for w in weapons.values_mut() {
+        let line = w.lines.seeker_sensor;
+        let Some(seeker) = w.seeker.as_mut() else {
+            continue;
+        };
+        let Some(id) = seeker.sensor_id.clone() else {
+            continue;
+        };
+        let key = match seeker.table {
+            crate::weapon::GuidanceTable::Seeker => "seeker.sensor_id",
+            crate::weapon::GuidanceTable::Guidance => "guidance.sensor_id",
+        };
+        match sensors.get(&id) {
+            None => {
+                ld.warn(ContentWarning::new(
+                    &w.file,
+                    line,
+                    key,
+                    format!(
+                        "unknown sensor {id:?}: the weapon has no seeker head (it flies unguided)"
+                    ),
+                ));
+                seeker.sensor_id = None;
+            }
+            Some(s) => {
+                if let Some(want) = seeker.kind.sensor_type()
+                    && want != s.kind
+                {
+                    ld.warn(ContentWarning::new(
+                        &w.file,
+                        line,
+                        key,
+                        format!(
+                            "a {:?} seeker looks through {id:?}, a {:?} sensor; the head sees the wrong signature",
+                            seeker.kind, s.kind
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
 /// Loads, validates and compiles one flight model.
 pub(crate) fn load_flight_model(
     packs: &[Pack],
@@ -562,7 +614,8 @@ impl Content {
 
         // Definitions.
         let sensors = ld.load_defs(&packs, AssetKind::SensorDef, parse_sensor);
-        let weapons = ld.load_defs(&packs, AssetKind::WeaponDef, parse_weapon);
+        let mut weapons = ld.load_defs(&packs, AssetKind::WeaponDef, parse_weapon);
+        resolve_seekers(&mut ld, &mut weapons, &sensors);
         let entities = ld.load_defs(&packs, AssetKind::EntityDef, parse_entity);
 
         // Builtin types, always first and in a fixed order.
@@ -670,7 +723,7 @@ impl Content {
         ld: &mut Loader,
         packs: &[Pack],
         weapons: &BTreeMap<String, WeaponDef>,
-        sensors: &BTreeMap<String, SensorRef>,
+        sensors: &BTreeMap<String, SensorDef>,
         models: &mut BTreeMap<String, Arc<AircraftModel>>,
         failed: &mut BTreeMap<String, String>,
         mut def: EntityDef,

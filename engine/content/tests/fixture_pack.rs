@@ -323,3 +323,243 @@ fn loading_is_deterministic_and_a_pack_named_twice_loads_once() {
     assert_eq!(a.type_records(), b.type_records());
     assert_eq!(a.warnings(), b.warnings());
 }
+
+/// A number as the file writes it (`[table] key`), read with the TOML library directly.
+fn authored(doc: &fl_toml::toml_edit::DocumentMut, table: &str, key: &str) -> Option<f64> {
+    let v = doc.get(table)?.get(key)?;
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+fn raw(path: &std::path::Path) -> fl_toml::toml_edit::DocumentMut {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_weapon_reads_and_stores_what_its_file_says_in_si() {
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
+    let c = load(pack);
+    let (nm, kt, ft) = (1852.0, 1852.0 / 3600.0, 0.3048);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    let weapons: Vec<_> = c.weapons().collect();
+    assert_eq!(weapons.len(), 16, "the pack's weapons/ holds 16 files");
+    for w in weapons {
+        let doc = raw(&w.file);
+        let id = &w.id;
+        assert!(
+            close(
+                w.mass_kg,
+                authored(&doc, "load", "weight_lb").unwrap_or(f64::NAN) * LB
+            ),
+            "{id}"
+        );
+        match w.performance {
+            None => assert!(
+                w.kind.is_inert() && doc.get("performance").is_none(),
+                "{id}"
+            ),
+            Some(p) => {
+                let range = authored(&doc, "performance", "max_range_nm")
+                    .map(|r| r * nm)
+                    .or_else(|| authored(&doc, "performance", "standoff_range_ft").map(|r| r * ft));
+                assert_eq!(
+                    Some(p.max_range_m).map(|m| close(m, range.unwrap_or(-1.0))),
+                    Some(true),
+                    "{id}"
+                );
+                let or0 = |k: &str| authored(&doc, "performance", k).unwrap_or(0.0);
+                assert!(close(p.min_range_m, or0("min_range_nm") * nm), "{id}");
+                assert!(close(p.max_speed_mps, or0("max_speed_kts") * kt), "{id}");
+                assert!(close(p.motor_burn_s, or0("motor_burn_time_s")), "{id}");
+                assert!(close(p.max_g, or0("max_g")), "{id}");
+                assert!(close(p.cep_m, or0("CEP_ft") * ft), "{id}");
+            }
+        }
+        match w.warhead {
+            None => assert!(w.kind.is_inert(), "{id}"),
+            Some(h) => {
+                assert!(
+                    close(
+                        h.blast_radius_m,
+                        authored(&doc, "warhead", "blast_radius_ft").unwrap_or(-1.0) * ft
+                    ),
+                    "{id}"
+                );
+                assert!(
+                    close(
+                        h.damage,
+                        authored(&doc, "warhead", "damage").unwrap_or(-1.0)
+                    ),
+                    "{id}"
+                );
+            }
+        }
+        let cm = |k: &str| authored(&doc, "countermeasures", k).unwrap_or(0.0);
+        assert_eq!(w.countermeasures.chaff, cm("chaff_susceptibility"), "{id}");
+        assert_eq!(w.countermeasures.flare, cm("flare_susceptibility"), "{id}");
+        assert_eq!(w.countermeasures.notch, cm("notch_susceptibility"), "{id}");
+        // Every seeker head the pack names is a loaded sensor of the seeker's channel.
+        if let Some(s) = &w.seeker {
+            let head = c
+                .seeker_sensor(w)
+                .unwrap_or_else(|| panic!("{id}: no head"));
+            assert_eq!(s.kind.sensor_type(), Some(head.kind), "{id}");
+            assert_eq!(head.role, fl_content::SensorRole::Seeker, "{id}");
+        }
+        assert_eq!(
+            w.gun.is_some(),
+            w.kind == fl_content::WeaponType::Gun,
+            "{id}"
+        );
+    }
+    // Seekers as the pack writes them.
+    let seeker = |id: &str| {
+        c.weapon(id)
+            .and_then(|w| w.seeker.clone())
+            .unwrap_or_else(|| panic!("{id}: no seeker"))
+    };
+    use fl_content::SeekerType::{Infrared, SemiActiveRadar};
+    for (id, kind, ff) in [
+        ("fl-base:aim9p", Infrared, true),
+        ("fl-base:r60m", Infrared, true),
+        ("fl-base:r73e", Infrared, true),
+        ("fl-base:aim7m", SemiActiveRadar, false),
+        ("fl-base:r27r1", SemiActiveRadar, false),
+        ("fl-base:3m9m", SemiActiveRadar, false),
+    ] {
+        let s = seeker(id);
+        assert_eq!((s.kind, s.fire_and_forget), (kind, ff), "{id}");
+        assert_eq!(s.sensor_id, Some(format!("{id}_seeker")), "{id}");
+    }
+    let sa6 = c.weapon("fl-base:3m9m").unwrap_or_else(|| panic!("3m9m"));
+    assert_eq!(sa6.rounds, 3, "three rails, one station");
+    let mk82 = c.weapon("fl-base:mk82").and_then(|w| w.performance);
+    assert_eq!(
+        mk82.map(|p| p.reach),
+        Some(fl_content::weapon::Reach::Standoff)
+    );
+    assert_eq!(c.weapon("fl-base:lau3").map(|w| w.rounds), Some(19));
+}
+
+#[test]
+fn guns_get_their_files_values_or_the_originals_defaults() {
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
+    let c = load(pack);
+    let kt = 1852.0 / 3600.0;
+    // (gun, rounds, rate of fire rpm, muzzle velocity as written in kts); `None` = not written.
+    let cases = [
+        // The F-5E's M39A2: its file says "560 rounds" in a comment and in weight_lb, but writes no
+        // `rounds`, so it gets the original's gun default of 500 (and the default rate of fire).
+        ("fl-base:m39a2", None, None, 1950.0),
+        ("fl-base:m61a1", Some(511), Some(6000.0), 2000.0),
+        ("fl-base:gsh23l", None, None, 1390.0),
+        ("fl-base:gsh301", None, None, 1750.0),
+        ("fl-base:azp23", Some(2000), Some(3400.0), 1885.0),
+    ];
+    for (id, rounds, rpm, kts) in cases {
+        let w = c.weapon(id).unwrap_or_else(|| panic!("{id}"));
+        let g = w.gun.unwrap_or_else(|| panic!("{id}: no gun parameters"));
+        assert_eq!(w.rounds, rounds.unwrap_or(500), "{id}");
+        assert_eq!(g.defaulted.rounds, rounds.is_none(), "{id}");
+        assert_eq!(g.rate_of_fire_rpm, rpm.unwrap_or(1200.0), "{id}");
+        assert_eq!(g.defaulted.rate_of_fire, rpm.is_none(), "{id}");
+        assert!((g.muzzle_velocity_mps - kts * kt).abs() < 1e-9, "{id}");
+        assert!(!g.defaulted.muzzle_velocity, "{id}");
+        assert_eq!(
+            (g.dispersion_rad, g.defaulted.dispersion),
+            (0.0, true),
+            "{id}"
+        );
+    }
+    // The F-5E's gun station carries that M39A2.
+    let f5 = c
+        .entity_type("fl-base:f5e")
+        .unwrap_or_else(|| panic!("f5e"));
+    assert_eq!(
+        f5.def.hardpoints[0].default.as_deref(),
+        Some("fl-base:m39a2")
+    );
+    // Stores that are not guns keep one shot per station unless they say otherwise.
+    for id in [
+        "fl-base:aim9p",
+        "fl-base:aim7m",
+        "fl-base:mk82",
+        "fl-base:tank_300gal",
+    ] {
+        assert_eq!(c.weapon(id).map(|w| w.rounds), Some(1), "{id}");
+    }
+}
+
+#[test]
+fn every_sensor_reads_and_stores_what_its_file_says_in_si() {
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
+    let c = load(pack);
+    let deg = std::f64::consts::PI / 180.0;
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    let sensors: Vec<_> = c.sensors().collect();
+    assert_eq!(sensors.len(), 15, "the pack's sensors/ holds 15 files");
+    for s in sensors {
+        let doc = raw(&s.file);
+        let id = &s.id;
+        let lobes = [("search", Some(s.search)), ("track", s.track)];
+        for (table, lobe) in lobes {
+            let Some(l) = lobe else {
+                assert!(doc.get(table).is_none(), "{id}: [{table}] not read");
+                continue;
+            };
+            let n = |k: &str| authored(&doc, table, k);
+            assert!(
+                close(
+                    l.az_half_angle_rad,
+                    n("az_half_angle_deg").unwrap_or(-1.0) * deg
+                ),
+                "{id}"
+            );
+            assert!(
+                close(
+                    l.el_half_angle_rad,
+                    n("el_half_angle_deg").unwrap_or(-1.0) * deg
+                ),
+                "{id}"
+            );
+            assert!(
+                close(l.min_range_m, n("min_range_nm").unwrap_or(0.0) * 1852.0),
+                "{id}"
+            );
+            assert!(
+                close(l.max_range_m, n("max_range_nm").unwrap_or(-1.0) * 1852.0),
+                "{id}"
+            );
+            assert_eq!(Some(l.pod), n("pod"), "{id}");
+        }
+        assert_eq!(
+            s.lock_hold_s,
+            authored(&doc, "track", "lock_hold_s").unwrap_or(0.0),
+            "{id}"
+        );
+        assert_eq!(
+            s.eccm,
+            authored(&doc, "sensor", "eccm").unwrap_or(0.0),
+            "{id}"
+        );
+        assert_eq!(s.doppler, None, "{id}: the pack writes no doppler key");
+    }
+    let get = |id: &str| c.sensor(id).unwrap_or_else(|| panic!("{id}"));
+    use fl_content::SensorType::{Ir, Radar, Visual};
+    assert_eq!(get("fl-base:apg66").kind, Radar);
+    assert!(get("fl-base:apg66").emitter);
+    assert_eq!(get("fl-base:oeps29").kind, Ir);
+    assert!(!get("fl-base:oeps29").emitter);
+    let eye = get("fl-base:eyeball_day");
+    assert_eq!((eye.kind, eye.track.is_none()), (Visual, true));
+    assert!(get("fl-base:1s91").omnidirectional && get("fl-base:rpk2").omnidirectional);
+    assert_eq!(get("fl-base:1s91").eccm, 0.40);
+}

@@ -34,6 +34,6 @@ pub use gpu::{Gpu, GpuInfo};
 pub use particles::{Particle, ParticleKind, contrail_forms};
 pub use pipeline_cache::{CacheStart, DiskPipelineCache, PipelineCacheError};
 pub use renderer::{FrameStats, ModelHandle, Renderer};
-pub use target::OffscreenTarget;
+pub use target::{OffscreenTarget, RENDER_SCALE_RANGE};
 pub use terrain::{ChunkError, TerrainChunk, TerrainKey};
 pub use ui::{UiFrame, UiPainter};

@@ -61,6 +61,8 @@ struct FrameUniforms {
     moon_dir: [f32; 4],
     /// The full moon disc's radiance after the air between it and the camera.
     moon_rad: [f32; 4],
+    /// The output's width and height, pixels (the scene may be drawn at another size).
+    output: [f32; 4],
 }
 
 /// Material constants, as `Material` in pbr.wgsl.
@@ -850,7 +852,15 @@ impl Renderer {
         frame: &Frame,
         target: &OffscreenTarget,
     ) -> Result<(), RenderError> {
-        self.render_into(gpu, frame, &target.scene, &target.view, OFFSCREEN_FORMAT)
+        let size = (target.width(), target.height());
+        self.render_into(
+            gpu,
+            frame,
+            &target.scene,
+            &target.view,
+            OFFSCREEN_FORMAT,
+            size,
+        )
     }
 
     /// Draws `frame` into an acquired window frame (then present it).
@@ -861,7 +871,15 @@ impl Renderer {
         surface: &WindowSurface,
         out: &SurfaceFrame,
     ) -> Result<(), RenderError> {
-        self.render_into(gpu, frame, &surface.scene, &out.view, surface.view_format)
+        let size = surface.size();
+        self.render_into(
+            gpu,
+            frame,
+            &surface.scene,
+            &out.view,
+            surface.view_format,
+            size,
+        )
     }
 
     fn render_into(
@@ -871,6 +889,7 @@ impl Renderer {
         scene: &SceneBuffers,
         output: &wgpu::TextureView,
         output_format: wgpu::TextureFormat,
+        output_size: (u32, u32),
     ) -> Result<(), RenderError> {
         let tonemap_index = self.tonemap_pipeline(gpu, output_format)?;
         let device = &gpu.device;
@@ -947,6 +966,7 @@ impl Renderer {
             shadow,
             moon_dir,
             moon_rad,
+            output: [output_size.0 as f32, output_size.1 as f32, 0.0, 0.0],
         };
         gpu.queue
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&u));

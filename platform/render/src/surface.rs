@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::RenderError;
 use crate::gpu::Gpu;
-use crate::target::{SceneBuffers, check_size};
+use crate::target::{SceneBuffers, check_size, max_side, scaled_size};
 
 /// How frames are paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,6 +40,8 @@ pub struct WindowSurface {
     /// The view format frames are drawn in (an sRGB format, so the tonemapper writes linear).
     pub(crate) view_format: wgpu::TextureFormat,
     vsync: Vsync,
+    /// Scene pixels per window pixel along each side (see [`crate::RENDER_SCALE_RANGE`]).
+    render_scale: f32,
 }
 
 /// One acquired frame: draw into it with `Renderer::render_to_surface`, then
@@ -137,6 +139,7 @@ impl WindowSurface {
             config,
             view_format,
             vsync,
+            render_scale: 1.0,
         })
     }
 
@@ -151,7 +154,45 @@ impl WindowSurface {
         self.config.width = width;
         self.config.height = height;
         self.surface.configure(&gpu.device, &self.config);
-        self.scene = SceneBuffers::new(&gpu.device, width, height);
+        self.rebuild_scene(gpu);
+    }
+
+    /// Draws the scene at `scale` times the window's size (clamped to
+    /// [`crate::RENDER_SCALE_RANGE`]); the tonemap pass resamples it to the window. The HUD
+    /// and screens are painted at the window's own size either way.
+    pub fn set_render_scale(&mut self, gpu: &Gpu, scale: f32) {
+        let scale = if scale.is_nan() { 1.0 } else { scale };
+        let scale = scale.clamp(
+            *crate::RENDER_SCALE_RANGE.start(),
+            *crate::RENDER_SCALE_RANGE.end(),
+        );
+        if scale == self.render_scale {
+            return;
+        }
+        self.render_scale = scale;
+        self.rebuild_scene(gpu);
+    }
+
+    /// The render scale in use.
+    pub fn render_scale(&self) -> f32 {
+        self.render_scale
+    }
+
+    /// The size the scene is drawn at.
+    pub fn scene_size(&self) -> (u32, u32) {
+        (self.scene.width, self.scene.height)
+    }
+
+    fn rebuild_scene(&mut self, gpu: &Gpu) {
+        let (w, h) = scaled_size(
+            self.config.width,
+            self.config.height,
+            self.render_scale,
+            max_side(&gpu.device),
+        );
+        if (w, h) != (self.scene.width, self.scene.height) {
+            self.scene = SceneBuffers::new(&gpu.device, w, h);
+        }
     }
 
     /// Changes the present mode.

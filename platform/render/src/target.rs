@@ -13,6 +13,22 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 pub const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// Largest target side accepted (a 16K screenshot).
 pub const MAX_SIDE: u32 = 16_384;
+/// Range of the render scale: the scene's pixels per output pixel along each side. Below 1 the
+/// scene is drawn smaller and upscaled (faster on a weak GPU); above 1 it is drawn larger and
+/// filtered down (smoother edges).
+pub const RENDER_SCALE_RANGE: std::ops::RangeInclusive<f32> = 0.25..=2.0;
+
+/// The scene buffers' size for an output of `width` × `height` at `scale` (clamped to
+/// [`RENDER_SCALE_RANGE`]; NaN is 1), each side at least 1 and at most `max_side`.
+pub fn scaled_size(width: u32, height: u32, scale: f32, max_side: u32) -> (u32, u32) {
+    let scale = if scale.is_nan() {
+        1.0
+    } else {
+        scale.clamp(*RENDER_SCALE_RANGE.start(), *RENDER_SCALE_RANGE.end())
+    };
+    let side = |n: u32| ((n as f64 * f64::from(scale)).round() as u32).clamp(1, max_side.max(1));
+    (side(width), side(height))
+}
 
 /// The HDR colour and depth buffers of one output size.
 #[derive(Debug)]
@@ -59,9 +75,14 @@ impl SceneBuffers {
     }
 }
 
-/// Checks a requested size: non-zero and at most [`MAX_SIDE`] (and the device's limit).
+/// The largest side this device accepts for a target: [`MAX_SIDE`] or the device's limit.
+pub fn max_side(device: &wgpu::Device) -> u32 {
+    device.limits().max_texture_dimension_2d.min(MAX_SIDE)
+}
+
+/// Checks a requested size: non-zero and at most [`max_side`].
 pub fn check_size(device: &wgpu::Device, width: u32, height: u32) -> Result<(), RenderError> {
-    let max = device.limits().max_texture_dimension_2d.min(MAX_SIDE);
+    let max = max_side(device);
     if width == 0 || height == 0 || width > max || height > max {
         return Err(RenderError::Invalid(format!(
             "target size {width}x{height} outside 1..={max}"
@@ -76,11 +97,24 @@ pub struct OffscreenTarget {
     pub(crate) scene: SceneBuffers,
     pub(crate) texture: wgpu::Texture,
     pub(crate) view: wgpu::TextureView,
+    width: u32,
+    height: u32,
 }
 
 impl OffscreenTarget {
     /// A target of `width` × `height` pixels.
     pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Result<Self, RenderError> {
+        Self::with_render_scale(device, width, height, 1.0)
+    }
+
+    /// A target of `width` × `height` pixels whose scene is drawn at `scale` times that size
+    /// (see [`RENDER_SCALE_RANGE`]) and resampled into it.
+    pub fn with_render_scale(
+        device: &wgpu::Device,
+        width: u32,
+        height: u32,
+        scale: f32,
+    ) -> Result<Self, RenderError> {
         check_size(device, width, height)?;
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("offscreen output"),
@@ -97,21 +131,29 @@ impl OffscreenTarget {
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let (sw, sh) = scaled_size(width, height, scale, max_side(device));
         Ok(OffscreenTarget {
-            scene: SceneBuffers::new(device, width, height),
+            scene: SceneBuffers::new(device, sw, sh),
             texture,
             view,
+            width,
+            height,
         })
     }
 
     /// Width, pixels.
     pub fn width(&self) -> u32 {
-        self.scene.width
+        self.width
     }
 
     /// Height, pixels.
     pub fn height(&self) -> u32 {
-        self.scene.height
+        self.height
+    }
+
+    /// The size the scene is drawn at before it is resampled into the image.
+    pub fn scene_size(&self) -> (u32, u32) {
+        (self.scene.width, self.scene.height)
     }
 
     /// The last rendered image, top row first. Rows are copied through a buffer whose rows are
@@ -194,5 +236,25 @@ impl OffscreenTarget {
                 path: path.to_path_buf(),
                 reason: e.to_string(),
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_size_rounds_clamps_and_never_reaches_zero() {
+        assert_eq!(scaled_size(1280, 720, 1.0, MAX_SIDE), (1280, 720));
+        assert_eq!(scaled_size(1280, 720, 0.5, MAX_SIDE), (640, 360));
+        assert_eq!(scaled_size(1281, 721, 0.5, MAX_SIDE), (641, 361));
+        assert_eq!(scaled_size(1280, 720, 2.0, MAX_SIDE), (2560, 1440));
+        // Out of range and NaN are clamped, not trusted.
+        assert_eq!(scaled_size(1000, 1000, 100.0, MAX_SIDE), (2000, 2000));
+        assert_eq!(scaled_size(1000, 1000, 0.0, MAX_SIDE), (250, 250));
+        assert_eq!(scaled_size(1000, 1000, f32::NAN, MAX_SIDE), (1000, 1000));
+        assert_eq!(scaled_size(1, 1, 0.25, MAX_SIDE), (1, 1));
+        // The device's limit wins over a large scale.
+        assert_eq!(scaled_size(10_000, 100, 2.0, MAX_SIDE), (MAX_SIDE, 200));
     }
 }

@@ -9,10 +9,10 @@ mod common;
 use std::path::Path;
 
 use fl_render::frame::PLANET_RADIUS_M;
-use fl_render::model::{MeshData, ModelData, ModelFamily, Node, Primitive, Vertex};
+use fl_render::model::ModelFamily;
 use fl_render::sun::{UtcTime, east_north_up, geodetic_direction};
 use fl_render::{Camera, DirectionalLight, Frame, Instance, LodHint, Renderer, SkyParams};
-use glam::{DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
+use glam::{DQuat, DVec3, Mat4, Vec3, Vec4};
 
 const SIZE: u32 = 256;
 /// Mean FLIP allowed against a reference (the 0.01–0.05 range).
@@ -356,58 +356,18 @@ fn aircraft_over_nevada_does_not_jitter() {
     common::check_golden("nevada_no_jitter", &b, THRESHOLD);
 }
 
-/// A square of side `side` metres facing +Z, glowing `color` (emissive, unlit).
-fn glowing_square(side: f32, color: [f32; 3]) -> ModelData {
-    let h = side / 2.0;
-    let v = |x: f32, y: f32| Vertex {
-        position: [x, y, 0.0],
-        normal: [0.0, 0.0, 1.0],
-        uv: [0.0, 0.0],
-        tangent: [1.0, 0.0, 0.0, 1.0],
-    };
-    ModelData {
-        path: "test:square".into(),
-        meshes: vec![MeshData {
-            name: None,
-            primitives: vec![Primitive {
-                vertices: vec![v(-h, -h), v(h, -h), v(h, h), v(-h, h)],
-                indices: vec![0, 1, 2, 0, 2, 3],
-                material: Some(0),
-                has_tangents: true,
-            }],
-        }],
-        nodes: vec![Node {
-            name: None,
-            parent: None,
-            children: vec![],
-            translation: Vec3::ZERO,
-            rotation: Quat::IDENTITY,
-            scale: Vec3::ONE,
-            mesh: Some(0),
-        }],
-        roots: vec![0],
-        materials: vec![fl_render::model::Material {
-            base_color: [0.0, 0.0, 0.0, 1.0],
-            emissive: color,
-            ..Default::default()
-        }],
-        images: vec![],
-        warnings: vec![],
-    }
-}
-
 #[test]
 fn surfaces_a_metre_apart_at_30_km_do_not_z_fight() {
     let Some(gpu) = common::gpu() else { return };
     let mut renderer = Renderer::new(&gpu).expect("renderer");
     let red = renderer.upload_model(
         &gpu,
-        &glowing_square(6000.0, [4.0, 0.0, 0.0]),
+        &common::glowing_square(6000.0, [4.0, 0.0, 0.0]),
         Mat4::IDENTITY,
     );
     let blue = renderer.upload_model(
         &gpu,
-        &glowing_square(6000.0, [0.0, 0.0, 4.0]),
+        &common::glowing_square(6000.0, [0.0, 0.0, 4.0]),
         Mat4::IDENTITY,
     );
     let (lat, lon) = (36.27, -115.64);

@@ -81,9 +81,11 @@ pub fn manifest(id: &str, priority: i32, depends: &[&str]) -> String {
     )
 }
 
+/// The smallest weapon that fires: a missile with a reach, a warhead and a load.
 pub fn weapon(id: &str, lb: f64, drag: f64) -> String {
     format!(
-        "[weapon]\nid = \"{id}\"\nname = \"W {id}\"\ntype = \"missile\"\n[load]\nweight_lb = {lb:?}\ndrag_factor = {drag:?}\n"
+        "[weapon]\nid = \"{id}\"\nname = \"W {id}\"\ntype = \"missile\"\n[performance]\nmax_range_nm = 5\n\
+         [warhead]\nblast_radius_ft = 20\ndamage = 50\n[load]\nweight_lb = {lb:?}\ndrag_factor = {drag:?}\n"
     )
 }
 

@@ -93,3 +93,45 @@ pub fn compare(
 pub fn check_golden(name: &str, actual: &image::RgbaImage, threshold: f32) {
     golden_dirs().check(name, actual, threshold);
 }
+
+/// A square of side `side` metres facing +Z, glowing `color` (emissive, unlit).
+pub fn glowing_square(side: f32, color: [f32; 3]) -> fl_render::model::ModelData {
+    use fl_render::model::{MeshData, ModelData, Node, Primitive, Vertex};
+    use glam::{Quat, Vec3};
+    let h = side / 2.0;
+    let v = |x: f32, y: f32| Vertex {
+        position: [x, y, 0.0],
+        normal: [0.0, 0.0, 1.0],
+        uv: [0.0, 0.0],
+        tangent: [1.0, 0.0, 0.0, 1.0],
+    };
+    ModelData {
+        path: "test:square".into(),
+        meshes: vec![MeshData {
+            name: None,
+            primitives: vec![Primitive {
+                vertices: vec![v(-h, -h), v(h, -h), v(h, h), v(-h, h)],
+                indices: vec![0, 1, 2, 0, 2, 3],
+                material: Some(0),
+                has_tangents: true,
+            }],
+        }],
+        nodes: vec![Node {
+            name: None,
+            parent: None,
+            children: vec![],
+            translation: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            scale: Vec3::ONE,
+            mesh: Some(0),
+        }],
+        roots: vec![0],
+        materials: vec![fl_render::model::Material {
+            base_color: [0.0, 0.0, 0.0, 1.0],
+            emissive: color,
+            ..Default::default()
+        }],
+        images: vec![],
+        warnings: vec![],
+    }
+}
