@@ -114,6 +114,46 @@ fn every_pack_sensor_converts_to_a_usable_spec() {
     ));
 }
 
+#[test]
+fn fl_content_sensor_defs_convert_to_the_same_specs() {
+    let Some(pack) = support::pack() else { return };
+    let content = support::content(&pack);
+    let mut n = 0;
+    for def in content.sensors() {
+        let spec = support::spec_from_content(def);
+        assert_eq!(spec.validate(), Ok(()), "{}", def.id);
+        // The same numbers as this crate's own reading of the file.
+        let mine = support::sensor_file(&def.file);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+        assert_eq!(
+            (spec.kind, spec.emitter, spec.omnidirectional),
+            (mine.kind, mine.emitter, mine.omnidirectional),
+            "{}",
+            def.id
+        );
+        let pairs = [(spec.search, mine.search)]
+            .into_iter()
+            .chain(spec.track.zip(mine.track));
+        for (a, b) in pairs {
+            assert!(close(a.max_range_m, b.max_range_m), "{}", def.id);
+            assert!(close(a.min_range_m, b.min_range_m), "{}", def.id);
+            assert!(
+                close(a.pod, b.pod) && close(a.lock_hold_s, b.lock_hold_s),
+                "{}",
+                def.id
+            );
+            if !spec.omnidirectional {
+                assert!(close(a.az_half_rad, b.az_half_rad), "{}", def.id);
+                assert!(close(a.el_half_rad, b.el_half_rad), "{}", def.id);
+            }
+        }
+        assert_eq!(spec.track.is_some(), mine.track.is_some(), "{}", def.id);
+        assert!(close(spec.coast_s(), mine.coast_s()), "{}", def.id);
+        n += 1;
+    }
+    assert!(n >= 15, "{n} sensors");
+}
+
 /// The Spring Mountains (NTTR, ~36.2° N) stand 2–2.4 km high between the Pahrump valley and the
 /// Las Vegas valley, both under 1 km.
 #[test]

@@ -81,7 +81,8 @@ impl SensorKind {
 pub struct Lobe {
     /// Half-angle off the nose in the body's horizontal plane, rad, in (0, π].
     pub az_half_rad: f64,
-    /// Half-angle above/below the body's horizontal plane, rad, in (0, π/2].
+    /// Half-angle above/below the body's horizontal plane, rad, in (0, π] (π/2 and above: no
+    /// elevation limit, as fl-content writes a full sphere).
     pub el_half_rad: f64,
     /// Dead zone: nothing nearer is seen, m (not scaled by signatures).
     pub min_range_m: f64,
@@ -128,8 +129,8 @@ impl Lobe {
         if !(az > 0.0 && az <= pi + 1e-12) {
             return Some(format!("azimuth half-angle {az} rad is not in (0, π]"));
         }
-        if !(el > 0.0 && el <= pi / 2.0 + 1e-12) {
-            return Some(format!("elevation half-angle {el} rad is not in (0, π/2]"));
+        if !(el > 0.0 && el <= pi + 1e-12) {
+            return Some(format!("elevation half-angle {el} rad is not in (0, π]"));
         }
         if !(min >= 0.0 && min.is_finite()) {
             return Some(format!("minimum range {min} m is not a finite value >= 0"));
@@ -157,7 +158,7 @@ impl Lobe {
         self.az_half_rad > 0.0
             && self.az_half_rad <= pi + 1e-12
             && self.el_half_rad > 0.0
-            && self.el_half_rad <= pi / 2.0 + 1e-12
+            && self.el_half_rad <= pi + 1e-12
             && self.min_range_m >= 0.0
             && self.max_range_m > self.min_range_m
             && self.max_range_m <= MAX_LOBE_RANGE_M

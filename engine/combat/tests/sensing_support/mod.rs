@@ -3,7 +3,7 @@
 //! fl-content's defs), the pack's terrain, and aiming an observer.
 #![allow(dead_code)]
 
-use fl_combat::sensing::{Lobe, SensorKind, SensorSpec, Signatures};
+use fl_combat::sensing::{Doppler, Lobe, SensorKind, SensorSpec, Signatures};
 use fl_content::{Content, ErrorPolicy, LoadOptions};
 use fl_flight::geodetic::{self, Enu};
 use fl_flight::gravity::Planet;
@@ -68,13 +68,7 @@ pub fn signatures(pack: &Path, name: &str) -> Signatures {
 
 /// The fixture pack's terrain, loaded as the server does.
 pub fn terrain(pack: &Path) -> Terrain {
-    let content = Content::load(&LoadOptions {
-        pack_dirs: vec![pack.to_path_buf()],
-        on_error: ErrorPolicy::SkipAndReport,
-        ..Default::default()
-    })
-    .expect("content loads");
-    Terrain::from_content(&content, TerrainConfig::default())
+    Terrain::from_content(&content(pack), TerrainConfig::default())
 }
 
 /// An orientation whose nose points from `from` at `to`, wings level in the local frame.
@@ -89,4 +83,48 @@ pub fn look_at(planet: &Planet, from: Vec3, to: Vec3) -> Quat {
 /// positions along one great circle for geometry tests away from any terrain.
 pub fn on_meridian(planet: &Planet, along_m: f64, alt_m: f64) -> Vec3 {
     geodetic::at_altitude(planet, Vec3::new(0.0, 0.0, -along_m), alt_m)
+}
+
+/// The pack loaded through fl-content, as the server loads it.
+pub fn content(pack: &Path) -> Content {
+    Content::load(&LoadOptions {
+        pack_dirs: vec![pack.to_path_buf()],
+        on_error: ErrorPolicy::SkipAndReport,
+        ..Default::default()
+    })
+    .expect("content loads")
+}
+
+/// fl-content's sensor def as this crate's spec: the conversion the server's integration does
+/// (shown here so it is tested against the pack). fl-content holds the track's hold on the def;
+/// the search lobe holds nothing. `doppler`: `Some(true)` pulse-doppler, `Some(false)` no
+/// look-down, absent: the kind's default.
+pub fn spec_from_content(d: &fl_content::SensorDef) -> SensorSpec {
+    let kind = match d.kind {
+        fl_content::SensorType::Radar => SensorKind::Radar,
+        fl_content::SensorType::Ir => SensorKind::Ir,
+        fl_content::SensorType::Visual => SensorKind::Visual,
+        fl_content::SensorType::Laser => SensorKind::Laser,
+    };
+    let lobe = |l: &fl_content::Lobe, hold: f64| Lobe {
+        az_half_rad: l.az_half_angle_rad,
+        el_half_rad: l.el_half_angle_rad,
+        min_range_m: l.min_range_m,
+        max_range_m: l.max_range_m,
+        pod: l.pod,
+        lock_hold_s: hold,
+    };
+    let mut spec = SensorSpec::new(
+        kind,
+        d.emitter,
+        d.omnidirectional,
+        lobe(&d.search, 0.0),
+        d.track.as_ref().map(|t| lobe(t, d.lock_hold_s)),
+    );
+    match d.doppler {
+        Some(true) => spec.doppler = Doppler::default_for(SensorKind::Radar),
+        Some(false) => spec.doppler = Doppler::NO_LOOK_DOWN,
+        None => {}
+    }
+    spec
 }
