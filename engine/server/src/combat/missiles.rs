@@ -8,7 +8,8 @@
 //!   in the fight and the target inside the missile's search lobe as seen from the launcher's
 //!   nose (also temporary: sensing will give the launcher's STT lock).
 //! - Rockets and bombs fly ballistically; once armed they detonate on the first entity their
-//!   last step sweeps through (the launcher is spared for [`LAUNCHER_GRACE_S`]) or on the ground.
+//!   last step sweeps through (never their launcher: a store separating slowly from its rack
+//!   stays inside the launcher's hit sphere for a second or more) or on the ground.
 //! - Blast: `fl_combat::flyout::fuze::warhead_damage` over the distance from the detonation to
 //!   each entity's hit sphere (0 inside it); for a missile's designated target, the fuze's miss
 //!   distance.
@@ -40,8 +41,6 @@ use std::sync::Arc;
 
 /// The simulation step, s.
 pub const DT: f64 = 1.0 / 60.0;
-/// A rocket or bomb cannot hit its own launcher this soon after release, s.
-pub const LAUNCHER_GRACE_S: f64 = 1.0;
 /// Drag of a flare or chaff cloud, per metre (`a = −k|v|v`): one dispensed at 250 m/s through
 /// the air is down to half that speed after 1.3 s, as light expendables are.
 pub const DECOY_DRAG_PER_M: f64 = 0.003;
@@ -508,10 +507,7 @@ fn fly(
                 // The first entity the last step swept through (targets moved straight).
                 let mut best: Option<(f64, EntityId, Vec3)> = None;
                 for (eid, e) in world.iter() {
-                    if eid == id || !strikable(e) {
-                        continue;
-                    }
-                    if eid == shooter.id && round.age_s < LAUNCHER_GRACE_S {
+                    if eid == id || eid == shooter.id || !strikable(e) {
                         continue;
                     }
                     let r = e.combat.kit.as_ref().map_or(0.0, |k| k.collision_radius_m);
