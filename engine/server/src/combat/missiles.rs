@@ -46,6 +46,9 @@ pub const DT: f64 = 1.0 / 60.0;
 pub const DECOY_DRAG_PER_M: f64 = 0.003;
 
 /// How a projectile flies.
+// A projectile's whole state is boxed in its entity's `Combatant`; boxing the variant too would
+// only add a pointer chase per step.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Flight {
     /// A guided missile and its designated target.
@@ -550,7 +553,8 @@ fn blast(
     credit: Credit,
 ) -> u32 {
     let radius = weapon.blast_radius_m;
-    if !(radius > 0.0) || !(weapon.damage > 0.0) {
+    // NaN counts as no warhead.
+    if radius.is_nan() || radius <= 0.0 || weapon.damage.is_nan() || weapon.damage <= 0.0 {
         return 0;
     }
     let victims: Vec<(EntityId, f64)> = world

@@ -322,7 +322,11 @@ impl CombatSystem {
         let Some(e) = world.get_mut(victim) else {
             return false;
         };
-        if !(amount > 0.0) || e.combat.kit.is_none() || e.combat.is_out() || e.crashed_at.is_some()
+        if amount.is_nan()
+            || amount <= 0.0
+            || e.combat.kit.is_none()
+            || e.combat.is_out()
+            || e.crashed_at.is_some()
         {
             return false;
         }

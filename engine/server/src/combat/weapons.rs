@@ -151,7 +151,7 @@ pub fn gun_ray_hit(
 
 /// `forward` turned by a seeded angle uniform over the cone of `half_angle` (two draws).
 fn disperse(forward: Vec3, up: Vec3, half_angle: f64, key: DrawKey) -> Vec3 {
-    if !(half_angle > 0.0) {
+    if half_angle.is_nan() || half_angle <= 0.0 {
         return forward;
     }
     let off = half_angle * sqrt(key.unit());
