@@ -300,6 +300,7 @@ impl CombatSystem {
         }
         e.combat.out_since = Some(tick);
         e.combat.hp = 0.0;
+        e.hp_fraction = 0.0;
         let credit = e
             .combat
             .last_hit
