@@ -67,7 +67,9 @@ fn run(types: &TypeRegistry, armed: bool) -> (Vec<Duration>, String) {
                 if k < GUNNERS * 2 && k % 2 == 1 {
                     b |= buttons::GUN;
                 }
-                if k >= GUNNERS * 2 && k < (GUNNERS + LAUNCHERS) * 2 && k % 2 == 1 && tick % 120 < 2
+                if (GUNNERS * 2..(GUNNERS + LAUNCHERS) * 2).contains(&k)
+                    && k % 2 == 1
+                    && tick % 120 < 2
                 {
                     b |= buttons::FIRE_STORE;
                 }
