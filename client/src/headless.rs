@@ -292,6 +292,58 @@ pub struct InterpolationSummary {
     pub target_speed_mps: Option<f64>,
 }
 
+/// One kill record heard (`MsgCombatEvent`).
+#[derive(Debug, Clone, Serialize)]
+pub struct KillSummary {
+    /// (index, wire generation) of the destroyed entity.
+    pub subject: (u32, u16),
+    /// The credited entity; `null`: the environment.
+    pub instigator: Option<(u32, u16)>,
+    /// The credited weapon class (`Gun`, `Missile`, …); `null` when none.
+    pub weapon: Option<String>,
+    pub instigator_peer: Option<u32>,
+    pub subject_peer: Option<u32>,
+}
+
+/// The fight as the server told this peer: its own tallies (`Stats`/`Shots` records) and the
+/// kill feed.
+#[derive(Debug, Clone, Serialize)]
+pub struct CombatSummary {
+    /// Gun rounds fired plus stores released.
+    pub shots: u32,
+    /// Rounds that hit plus warheads that damaged something.
+    pub hits: u32,
+    pub kills: u32,
+    /// Aircraft lost (destroyed, crashed or abandoned).
+    pub deaths: u32,
+    pub score: i32,
+    pub kill_records: Vec<KillSummary>,
+}
+
+impl CombatSummary {
+    fn of(log: &crate::session::combat::CombatLog) -> Self {
+        let t = log.tallies;
+        Self {
+            shots: t.shots,
+            hits: t.hits,
+            kills: t.kills,
+            deaths: t.losses,
+            score: t.score,
+            kill_records: log
+                .kills
+                .iter()
+                .map(|k| KillSummary {
+                    subject: k.subject,
+                    instigator: k.instigator,
+                    weapon: k.weapon.map(|w| format!("{w:?}")),
+                    instigator_peer: k.instigator_peer,
+                    subject_peer: k.subject_peer,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// The one JSON object a headless run prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct HeadlessSummary {
@@ -304,6 +356,7 @@ pub struct HeadlessSummary {
     pub snapshots: SnapshotSummary,
     pub network: NetworkSummary,
     pub interpolation: InterpolationSummary,
+    pub combat: CombatSummary,
     pub entities: usize,
     /// Independent check against the server's truth (LinkSim mode only).
     pub exactness: Option<ExactnessCheck>,
@@ -427,6 +480,7 @@ pub fn summarize(
             remote_error_m: sim.map(|r| r.remote_error_m),
             target_speed_mps: sim.map(|r| r.target_speed_mps),
         },
+        combat: CombatSummary::of(s.combat()),
         entities: s.entities().len(),
         exactness: sim.map(|r| r.exactness),
     }

@@ -16,6 +16,7 @@
 //! Owns the transport and the protocol state. Time is passed in (`now`, any monotonic origin):
 //! the session never reads a clock, so LinkSim tests are deterministic.
 
+pub mod combat;
 mod intake;
 
 use crate::entities::{EntityEntry, EntityTable, Upsert};
@@ -353,6 +354,7 @@ pub struct ClientSession {
     shutdown_notice: Option<String>,
     end: Option<EndReason>,
     admin_output: String,
+    combat: combat::CombatLog,
     admin_req: u16,
     events: Vec<SessionEvent>,
     transport_events: Vec<ClientEvent>,
@@ -406,6 +408,7 @@ impl ClientSession {
             shutdown_notice: None,
             end: None,
             admin_output: String::new(),
+            combat: combat::CombatLog::default(),
             admin_req: 0,
             events: Vec::new(),
             transport_events: Vec::new(),
@@ -546,6 +549,11 @@ impl ClientSession {
     pub fn server_throttle(&self) -> Option<(u8, u8)> {
         let (load, interval, until) = self.throttle?;
         (self.last_tick? <= until).then_some((load, interval))
+    }
+
+    /// The kill feed and the peer's own combat tallies, as the server told them.
+    pub fn combat(&self) -> &combat::CombatLog {
+        &self.combat
     }
 
     pub fn admin_output(&self) -> &str {
@@ -1000,6 +1008,7 @@ impl ClientSession {
                     });
                 }
             }
+            Message::CombatEvent(e) if reliable => self.combat.on_event(&e),
             Message::AdminResponse(r) => {
                 self.push_admin(r.text.as_str());
                 self.events.push(SessionEvent::AdminOutput {

@@ -43,9 +43,19 @@ fn headless_linksim_prints_one_json_summary() {
         "network",
         "interpolation",
         "exactness",
+        "combat",
     ] {
         assert!(v[key].is_object(), "{key} missing: {v}");
     }
+    // Nobody fought: the combat object is there, with nothing in it.
+    for key in ["shots", "hits", "kills", "deaths"] {
+        assert_eq!(v["combat"][key], 0, "{key}: {v}");
+    }
+    assert!(
+        v["combat"]["kill_records"]
+            .as_array()
+            .is_some_and(|a| a.is_empty())
+    );
     assert!(v["prediction"]["correction_m"]["p99"].is_number());
     assert!(v["render"]["visual_pops"].is_number());
     assert!(v["interpolation"]["remote_error_m"]["p50"].is_number());

@@ -662,3 +662,47 @@ fn a_server_process_that_disappears_ends_the_session_cleanly() {
         Some("The server shut down.")
     );
 }
+
+#[test]
+fn combat_events_fill_the_kill_feed_and_own_tallies_on_the_reliable_lane_only() {
+    use fl_protocol::msg::combat::{CombatEvent, CombatEventRecord};
+    let (mut f, mut s) = admitted(77, 3, 1);
+    let rec = |kind: u8, a: u32, b: u32, c: i32| CombatEventRecord {
+        kind,
+        weapon_class: 3,
+        subject_idx: 9,
+        subject_gen: 4,
+        instigator_idx: 3,
+        instigator_gen: 1,
+        a,
+        b,
+        c,
+    };
+    let ev = CombatEvent {
+        records: vec![
+            rec(0, 1, 0xFFFF_FFFF, 0),
+            rec(1, 1, 0, 10),
+            rec(2, 40, 13, 104),
+            rec(200, 0, 0, 0),
+        ],
+    };
+    // On the unreliable lane a combat event is not trusted (kills must arrive, reliably).
+    f.send(Channel::Unreliable, ev.clone(), &Extensions::new());
+    f.run(&mut s, 2);
+    assert!(s.combat().kills.is_empty());
+    f.send(Channel::Reliable, ev, &Extensions::new());
+    f.run(&mut s, 2);
+    let log = s.combat();
+    assert_eq!(log.kills.len(), 1);
+    let k = log.kills[0];
+    assert_eq!((k.subject, k.instigator), ((9, 4), Some((3, 1))));
+    assert_eq!(k.weapon, Some(fl_protocol::enums::WeaponType::Gun));
+    assert_eq!((k.instigator_peer, k.subject_peer), (Some(1), None));
+    assert_eq!(
+        (log.tallies.kills, log.tallies.losses, log.tallies.score),
+        (1, 0, 10)
+    );
+    assert_eq!((log.tallies.shots, log.tallies.hits), (40, 13));
+    assert_eq!(log.unknown_records, 1, "an unknown record type is skipped");
+    assert_eq!(s.state(), SessionState::InWorld);
+}

@@ -90,6 +90,7 @@ fn run(
             controls: Controls::default(),
             hp_fraction: 1.0,
             crashed_at: None,
+            combat: Default::default(),
         })
         .expect("spawn");
     let mut p = ClientPrediction::new(PredictionConfig::default(), world.planet().radius_m);

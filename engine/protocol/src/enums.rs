@@ -244,10 +244,13 @@ wire_enum! {
 }
 
 wire_enum! {
-    /// `CombatEventRecord::type` (raw on the wire; unknown types are skipped).
+    /// `CombatEventRecord::type` (raw on the wire; unknown types are skipped). `Shots` is our
+    /// additive record (docs/protocol.md): the receiving peer's own a = shots, b = hits,
+    /// c = damage dealt.
     pub enum CombatEventType (reject) {
         Kill = 0,
         Stats = 1,
+        Shots = 2,
     }
 }
 

@@ -7,10 +7,12 @@
 //! snapshot pipeline, weather) own their state. Time comes from the caller (`ServerRuntime`
 //! drives it from the wall clock, tests from a loop), so a tick is deterministic given its inputs.
 
+mod combat_comms;
 mod comms;
 mod join;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
+use crate::combat::{CombatSystem, Combatant};
 use crate::input::{FloodLimit, InputGate, controls_from_input};
 use crate::jitter::{InputStats, JitterBuffer, JitterConfig};
 use crate::pool::EntityId;
@@ -193,6 +195,9 @@ impl Default for ServerConfig {
     }
 }
 
+/// Seed of the combat draws (dispersion, decoys) until missions set one.
+pub const COMBAT_SEED: u64 = 0x5eed_f16a;
+
 /// Service ticks per malformed-packet token returned to a peer's bucket.
 pub const MALFORMED_REFILL_TICKS: u64 = 10;
 
@@ -303,6 +308,7 @@ pub struct Server {
     /// Ticks the network was serviced (advances while paused too).
     service_ticks: u64,
     malformed_packets: u64,
+    combat: CombatSystem,
 }
 
 impl std::fmt::Debug for Server {
@@ -358,6 +364,7 @@ impl Server {
             events: Vec::new(),
             service_ticks: 0,
             malformed_packets: 0,
+            combat: CombatSystem::new(COMBAT_SEED),
             cfg,
         }
     }
@@ -493,8 +500,11 @@ impl Server {
                 }
             }
         };
+        // The default loadout's mass and drag, as the type sums them (the live loadout takes
+        // over when a store leaves: `combat` recomputes the payload then).
         state.payload_kg = t.payload_mass_kg;
         state.payload_cd0 = t.payload_cd0;
+        let combat = Combatant::armed(t.combat.clone());
         let limits = t.limits;
         self.world
             .spawn(Entity {
@@ -509,6 +519,7 @@ impl Server {
                 controls,
                 hp_fraction: 1.0,
                 crashed_at: None,
+                combat,
             })
             .ok()
     }
@@ -520,7 +531,7 @@ impl Server {
         faction: u16,
         position: Vec3,
     ) -> Option<EntityId> {
-        self.types.get(type_index)?;
+        let combat = Combatant::armed(self.types.get(type_index)?.combat.clone());
         self.world
             .spawn(Entity {
                 type_index,
@@ -533,6 +544,7 @@ impl Server {
                 controls: Controls::default(),
                 hp_fraction: 1.0,
                 crashed_at: None,
+                combat,
             })
             .ok()
     }
@@ -565,6 +577,8 @@ impl Server {
         let tick = self.world.tick();
         let wind = self.weather.wind_field(tick);
         let report = self.world.step(&wind);
+        // Combat: the serial phase after the flight step, in index order.
+        self.combat.step(&mut self.world, &report, tick, &wind);
         for id in &report.removed {
             for p in self.peers.values_mut() {
                 p.snapshots.baselines.on_despawn(id.index);
@@ -574,6 +588,7 @@ impl Server {
         timings.world = t_world.elapsed();
 
         let t_snap = Instant::now();
+        self.send_combat_events();
         self.send_snapshots();
         self.send_weather();
         timings.snapshots = t_snap.elapsed();
@@ -632,6 +647,7 @@ impl Server {
     fn forget_peer(&mut self, peer: PeerId) -> Option<SocketAddr> {
         let slot = self.peers.remove(&peer)?;
         self.admission.on_disconnect(slot.addr.ip());
+        self.combat.forget_peer(peer);
         if let Some(entity) = slot.admitted.and_then(|a| a.entity) {
             self.world.despawn(entity);
         }
@@ -741,6 +757,7 @@ impl Server {
             if let Some(input) = drained.input() {
                 self.world
                     .set_controls(entity, controls_from_input(&input.wire));
+                crate::combat::set_pilot_input(&mut self.world, entity, &input.wire);
                 // The respawn bit is level on the wire and edge-detected here: a held key (or a
                 // repeated input) is one request.
                 let pressed = input.wire.buttons & buttons::RESPAWN != 0;
@@ -760,6 +777,7 @@ impl Server {
         let cell = auto_cell_size(self.cfg.snapshot.draw_distance_m);
         self.encoding
             .build(tick, self.world.snapshot_entities(), cell);
+        self.encoding.effects = self.combat.effects.take();
         let peer_count = self.peers.len().min(usize::from(u16::MAX)) as u16;
         let mut jobs: Vec<(PeerId, &mut PeerSlot, PeerContext)> = Vec::new();
         for (&peer, slot) in self.peers.iter_mut() {

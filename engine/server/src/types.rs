@@ -5,6 +5,7 @@
 //! Owns no loading (fl-content does that); a registry is immutable once built, and its
 //! generation tells peers whether the table they hold is still current.
 
+use crate::combat::stores::{CombatType, WeaponSpec, WeaponTable};
 use fl_ai::FlightLimits;
 use fl_content::Content;
 use fl_flight::AircraftModel;
@@ -24,6 +25,9 @@ pub struct ServerType {
     pub payload_cd0: f64,
     /// The pack the type comes from (`None`: builtin). A client flying it needs that pack.
     pub pack: Option<String>,
+    /// Hit points, stations and default loadout, expendables, damage tiers (`None`: a type that
+    /// takes no damage — the weapons' projectile types).
+    pub combat: Option<Arc<CombatType>>,
 }
 
 /// The registry.
@@ -31,12 +35,17 @@ pub struct ServerType {
 pub struct TypeRegistry {
     types: Vec<ServerType>,
     generation: u64,
+    weapons: Arc<WeaponTable>,
 }
 
 impl TypeRegistry {
-    /// Builds the registry from loaded content; `generation` distinguishes rebuilt tables.
+    /// Builds the registry from loaded content; `generation` distinguishes rebuilt tables. After
+    /// the content's entity types come one projectile type per missile, rocket and bomb (category
+    /// `Projectile`, the weapon's mesh or the client's builtin placeholder), so a projectile in a
+    /// snapshot resolves like any entity.
     pub fn from_content(content: &Content, generation: u64) -> Self {
-        let types = content
+        let weapons = WeaponTable::from_content(content, content.types().len() as u32);
+        let mut types: Vec<ServerType> = content
             .types()
             .iter()
             .zip(content.type_records())
@@ -75,10 +84,40 @@ impl TypeRegistry {
                         fl_content::TypeSource::Builtin => None,
                         fl_content::TypeSource::Pack(p) => Some(p.clone()),
                     },
+                    combat: Some(Arc::new(CombatType::from_def(&t.def, &weapons))),
                 }
             })
             .collect();
-        Self { types, generation }
+        for (index, w, kind, mesh) in weapons.projectile_types() {
+            types.push(ServerType {
+                id: w.id.clone(),
+                wire: EntityTypeDef {
+                    type_index: *index,
+                    id: FixedStr::new(&w.id),
+                    mesh: FixedStr::new(mesh),
+                    name: FixedStr::new(&w.name),
+                    category: ObjectCategory::Projectile,
+                    projectile_kind: *kind,
+                    ..EntityTypeDef::default()
+                },
+                model: None,
+                limits: FlightLimits::default(),
+                payload_mass_kg: 0.0,
+                payload_cd0: 0.0,
+                pack: None,
+                combat: None,
+            });
+        }
+        Self {
+            types,
+            generation,
+            weapons: Arc::new(weapons),
+        }
+    }
+
+    /// A weapon the registry's content defines, ready to fly (loadout changes, tests).
+    pub fn weapon(&self, id: &str) -> Option<&Arc<WeaponSpec>> {
+        self.weapons.get(id)
     }
 
     /// The builtin registry (no packs): the debug entity and the builtin jet trainer.

@@ -6,6 +6,7 @@
 //!
 //! Owns entity state and the step. Knows nothing of peers' sockets, snapshots or admission.
 
+use crate::combat::Combatant;
 use crate::pool::{EntityId, Pool, PoolFull};
 use crate::snapshot::SnapshotEntity;
 use fl_ai::{Controller, EntityView, FlightLimits, GridWorld};
@@ -41,6 +42,13 @@ pub enum Body {
     },
     /// Does not move (placeholders, structures).
     Static { position: Vec3, orientation: Quat },
+    /// A missile, rocket or bomb in flight: combat flies it (`combat::missiles`) and writes its
+    /// pose here each tick.
+    Projectile {
+        position: Vec3,
+        velocity: Vec3,
+        orientation: Quat,
+    },
 }
 
 /// One entity.
@@ -52,10 +60,12 @@ pub struct Entity {
     pub pilot: Pilot,
     /// The controls applied on the last step (AI output or the drained peer input).
     pub controls: Controls,
-    /// Hit points as a fraction (no weapons yet: 1 until destroyed).
+    /// Hit points as a fraction (kept equal to `combat.hp_fraction()`; 0 once crashed).
     pub hp_fraction: f64,
     /// Tick it crashed, if it did.
     pub crashed_at: Option<u64>,
+    /// Hit points, stores, fire control, damage credit; a projectile's flight.
+    pub combat: Combatant,
 }
 
 impl Entity {
@@ -63,7 +73,7 @@ impl Entity {
     pub fn position(&self) -> Vec3 {
         match &self.body {
             Body::Aircraft { state, .. } => state.position,
-            Body::Static { position, .. } => *position,
+            Body::Static { position, .. } | Body::Projectile { position, .. } => *position,
         }
     }
 
@@ -72,6 +82,7 @@ impl Entity {
         match &self.body {
             Body::Aircraft { state, .. } => state.velocity,
             Body::Static { .. } => Vec3::ZERO,
+            Body::Projectile { velocity, .. } => *velocity,
         }
     }
 
@@ -79,7 +90,7 @@ impl Entity {
     pub fn aircraft_state(&self) -> Option<&AircraftState> {
         match &self.body {
             Body::Aircraft { state, .. } => Some(state),
-            Body::Static { .. } => None,
+            Body::Static { .. } | Body::Projectile { .. } => None,
         }
     }
 
@@ -295,12 +306,12 @@ impl World {
                 state,
                 &self.env(wind, id.index),
             ),
-            Body::Static { position, .. } => {
-                EntityView::point_on(&self.planet, aid, e.faction, *position, Vec3::ZERO)
+            Body::Static { position, .. } | Body::Projectile { position, .. } => {
+                EntityView::point_on(&self.planet, aid, e.faction, *position, e.velocity())
             }
         };
         v.hp_fraction = e.hp_fraction;
-        v.alive = v.alive && e.crashed_at.is_none();
+        v.alive = v.alive && e.crashed_at.is_none() && !e.combat.is_out();
         v
     }
 
@@ -312,9 +323,11 @@ impl World {
             .iter()
             .any(|(_, e)| matches!(e.pilot, Pilot::Ai(_)));
         if has_ai {
+            // Projectiles are not aircraft to the AI (sensing will show it missiles later).
             let views: Vec<(EntityId, EntityView)> = self
                 .pool
                 .iter()
+                .filter(|(_, e)| e.combat.projectile.is_none())
                 .map(|(id, e)| (id, self.view(id, e, wind)))
                 .collect();
             let grid = GridWorld::from_entities(10_000.0, views.iter().map(|(_, v)| *v));
@@ -358,6 +371,8 @@ impl World {
             } else {
                 e.controls
             };
+            // Damage degrades what the pilot commands (nobody flies a destroyed aircraft).
+            let controls = e.combat.effective_controls(controls);
             Some((*id, fl_flight::step(model, state, &controls, &env)))
         };
         let events: Vec<(EntityId, StepEvents)> = match &self.workers {
@@ -420,12 +435,13 @@ impl World {
             eat(u64::from(id.generation));
             match &e.body {
                 Body::Aircraft { state, .. } => eat(state.hash_bits()),
-                Body::Static { position, .. } => {
+                Body::Static { position, .. } | Body::Projectile { position, .. } => {
                     eat(position.x.to_bits());
                     eat(position.y.to_bits());
                     eat(position.z.to_bits());
                 }
             }
+            eat(e.combat.hash_bits());
         }
         h
     }
@@ -434,16 +450,17 @@ impl World {
 /// The snapshot fields of one entity.
 pub fn entity_state(id: EntityId, e: &Entity) -> EntityState {
     let damage = if e.crashed_at.is_some() {
-        4
+        fl_protocol::enums::DamageLevel::Destroyed
     } else {
-        ((1.0 - e.hp_fraction.clamp(0.0, 1.0)) * 4.0).floor() as u8
+        e.combat.level()
     };
     let base = EntityState {
         idx: id.index,
         generation: id.generation,
         type_index: e.type_index,
         faction_index: e.faction,
-        damage_level: damage.min(7),
+        damage_level: damage.to_u8(),
+        engine_fail_flags: e.combat.engine_fail_flags(),
         player_owned: e.owner().is_some(),
         ..EntityState::default()
     };
@@ -468,6 +485,16 @@ pub fn entity_state(id: EntityId, e: &Entity) -> EntityState {
         } => EntityState {
             position: [position.x, position.y, position.z],
             orientation: wire_orientation(*orientation),
+            ..base
+        },
+        Body::Projectile {
+            position,
+            velocity,
+            orientation,
+        } => EntityState {
+            position: [position.x, position.y, position.z],
+            orientation: wire_orientation(*orientation),
+            velocity: [velocity.x, velocity.y, velocity.z],
             ..base
         },
     }

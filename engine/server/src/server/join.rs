@@ -329,7 +329,11 @@ impl Server {
                 continue;
             };
             if let Some(e) = a.entity {
-                let gone = self.world.get(e).is_none_or(|ent| ent.crashed_at.is_some());
+                // Crashed, destroyed or abandoned (ejected): the pilot needs a new aircraft.
+                let gone = self
+                    .world
+                    .get(e)
+                    .is_none_or(|ent| ent.crashed_at.is_some() || ent.combat.is_out());
                 if gone && a.respawn_at.is_none() {
                     a.respawn_at = Some(tick + delay);
                 }

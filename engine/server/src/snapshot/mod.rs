@@ -19,8 +19,14 @@ use fl_protocol::snapshot::{
     Compression, DEFAULT_COMPRESSION_LEVEL, EncodedEntity, EntityState, HEADER_BYTES, RecordBody,
     RecordKind, SnapshotRecord, SnapshotWriter, origin_for,
 };
-use fl_protocol::tlv::{Ext, Extensions, OWN_STATE_FORMAT};
+use fl_protocol::tlv::{EffectRecord, Ext, Extensions, MAX_EFFECTS_PER_SNAPSHOT, OWN_STATE_FORMAT};
 use scheduler::{Candidate, Weights, schedule};
+use std::collections::VecDeque;
+
+/// An effect waits this long (0.5 s) for a snapshot to carry it, then it is stale and dropped.
+pub const EFFECT_MAX_AGE_TICKS: u64 = 30;
+/// Most effects waiting per peer (the oldest go first beyond it).
+pub const MAX_QUEUED_EFFECTS: usize = 64;
 
 /// One live entity as the pipeline sees it this tick.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +72,9 @@ pub struct TickEncoding {
     pub entities: Vec<SnapshotEntity>,
     pub encoded: Vec<EncodedEntity>,
     pub spatial: SpatialIndex,
+    /// The tick's cosmetic effects with their f64 world positions (`SnapshotEffects`), for each
+    /// peer to filter by interest.
+    pub effects: Vec<(EffectRecord, [f64; 3])>,
 }
 
 impl TickEncoding {
@@ -146,6 +155,8 @@ pub struct PeerSnapshots {
     candidates: Vec<Candidate>,
     nearby: Vec<u32>,
     packet: Vec<u8>,
+    /// Effects inside this peer's interest waiting for a snapshot: (tick queued, record).
+    effects: VecDeque<(u64, EffectRecord)>,
 }
 
 impl PeerSnapshots {
@@ -161,6 +172,28 @@ impl PeerSnapshots {
             candidates: Vec::new(),
             nearby: Vec::new(),
             packet: Vec::new(),
+            effects: VecDeque::new(),
+        }
+    }
+
+    /// Queues the tick's effects inside the peer's interest radius (skipped ticks keep them for
+    /// the next snapshot, up to [`EFFECT_MAX_AGE_TICKS`]).
+    fn queue_effects(&mut self, enc: &TickEncoding, ctx: &PeerContext, radius_m: f64) {
+        let tick = enc.tick;
+        while self
+            .effects
+            .front()
+            .is_some_and(|(t, _)| tick.saturating_sub(*t) > EFFECT_MAX_AGE_TICKS)
+        {
+            self.effects.pop_front();
+        }
+        for (rec, pos) in &enc.effects {
+            if norm(sub(*pos, ctx.focus)) <= radius_m {
+                if self.effects.len() >= MAX_QUEUED_EFFECTS {
+                    self.effects.pop_front();
+                }
+                self.effects.push_back((tick, *rec));
+            }
         }
     }
 
@@ -188,6 +221,7 @@ impl PeerSnapshots {
             self.usage -= self.usage * USAGE_ALPHA;
         }
         self.congestion.step(tick, &ctx.link);
+        self.queue_effects(enc, ctx, cfg.draw_distance_m);
         let own_interval = self.congestion.interval_ticks();
         let gov_interval = governor.interval_ticks();
         let throttle = self.congestion.throttle();
@@ -244,6 +278,11 @@ impl PeerSnapshots {
                 depth_ticks,
                 queued,
             });
+        }
+        if !self.effects.is_empty() {
+            let n = self.effects.len().min(MAX_EFFECTS_PER_SNAPSHOT);
+            let records: Vec<EffectRecord> = self.effects.drain(..n).map(|(_, r)| r).collect();
+            let _ = ext.push(&Ext::SnapshotEffects(records));
         }
         let despawns = self.baselines.take_despawns(cfg.max_despawns_per_snapshot);
         if !despawns.is_empty() {

@@ -29,11 +29,15 @@ pub struct Harness {
 
 impl Harness {
     pub fn new(seed: u64, cfg: ServerConfig) -> Self {
+        Self::with_types(seed, cfg, TypeRegistry::builtin().expect("builtin types"))
+    }
+
+    /// A harness whose server has the entity types `types` (a pack's, say).
+    pub fn with_types(seed: u64, cfg: ServerConfig, types: TypeRegistry) -> Self {
         let net = SimNetwork::new(seed);
         let endpoint = net
             .server(server_addr(), SimEndpointConfig::default())
             .expect("server endpoint");
-        let types = TypeRegistry::builtin().expect("builtin types");
         let server = Server::new(cfg, Box::new(endpoint), types);
         Self { net, server }
     }
@@ -84,8 +88,14 @@ pub struct TestClient {
     pub buttons: u8,
     /// Throttle of the inputs sent.
     pub throttle: f32,
+    /// Elevator of the inputs sent.
+    pub elevator: f32,
     /// `MsgClientInput::artButtons` of the inputs sent (gear, hook, canopy).
     pub art_buttons: u8,
+    /// `MsgClientInput::selectedStation` of the inputs sent (255 = keep).
+    pub selected_station: u8,
+    /// `MsgClientInput::radarMode` of the inputs sent (255 = keep).
+    pub radar_mode: u8,
     /// Snapshots to pretend were lost (not acked), by tick.
     pub ignore_ticks: std::collections::BTreeSet<u64>,
     decoder: SnapshotDecoder,
@@ -107,7 +117,10 @@ impl TestClient {
             send_inputs: true,
             buttons: 0,
             throttle: 0.8,
+            elevator: 0.0,
             art_buttons: 0,
+            selected_station: 255,
+            radar_mode: 255,
             ignore_ticks: Default::default(),
             decoder: SnapshotDecoder::new(),
             events: Vec::new(),
@@ -187,10 +200,11 @@ impl TestClient {
                 ack_mask: stamp.mask,
                 buttons: self.buttons,
                 throttle: self.throttle,
+                elevator: self.elevator,
                 art_buttons: self.art_buttons,
                 view_axis: [0.0, 0.0, -1.0],
-                selected_station: 255,
-                radar_mode: 255,
+                selected_station: self.selected_station,
+                radar_mode: self.radar_mode,
                 ..Default::default()
             };
             let _ = self.transport.send(

@@ -1,0 +1,131 @@
+//! Combat events as the session hears them (`MsgCombatEvent`, reliable): the kill feed
+//! (broadcast kill records) and the peer's own tallies (the unicast `Stats` and `Shots`
+//! records, each replacing the last). Unknown record types are skipped, as the spec asks.
+//! Must not: judge anything — the server is the truth; this only keeps what it said.
+
+use fl_protocol::enums::{CombatEventType, WeaponType};
+use fl_protocol::msg::combat::CombatEvent;
+
+/// Kill records kept (the oldest go first).
+pub const MAX_KILLS: usize = 256;
+/// `instigatorIdx` / owner value meaning none.
+const NONE: u32 = 0xFFFF_FFFF;
+
+/// One kill as the server broadcast it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kill {
+    /// The destroyed entity (index, wire generation).
+    pub subject: (u32, u16),
+    /// The credited entity; `None`: the environment.
+    pub instigator: Option<(u32, u16)>,
+    /// The credited weapon class, if known.
+    pub weapon: Option<WeaponType>,
+    /// The instigator's owning peer (`None`: AI, server or environment).
+    pub instigator_peer: Option<u32>,
+    /// The subject's owning peer.
+    pub subject_peer: Option<u32>,
+}
+
+/// The peer's own tallies, as last told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Tallies {
+    pub kills: u32,
+    pub losses: u32,
+    pub score: i32,
+    pub shots: u32,
+    pub hits: u32,
+    pub damage_dealt: i32,
+}
+
+/// What the session heard of the fight.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CombatLog {
+    pub kills: Vec<Kill>,
+    pub tallies: Tallies,
+    /// Records of types this build does not know (skipped).
+    pub unknown_records: u64,
+}
+
+impl CombatLog {
+    pub(super) fn on_event(&mut self, ev: &CombatEvent) {
+        for r in &ev.records {
+            match r.event_type() {
+                Some(CombatEventType::Kill) => {
+                    if self.kills.len() >= MAX_KILLS {
+                        self.kills.remove(0);
+                    }
+                    let peer = |p: u32| (p != NONE).then_some(p);
+                    self.kills.push(Kill {
+                        subject: (r.subject_idx, r.subject_gen),
+                        instigator: (r.instigator_idx != NONE)
+                            .then_some((r.instigator_idx, r.instigator_gen)),
+                        weapon: r.weapon_type(),
+                        instigator_peer: peer(r.a),
+                        subject_peer: peer(r.b),
+                    });
+                }
+                Some(CombatEventType::Stats) => {
+                    self.tallies.kills = r.a;
+                    self.tallies.losses = r.b;
+                    self.tallies.score = r.c;
+                }
+                Some(CombatEventType::Shots) => {
+                    self.tallies.shots = r.a;
+                    self.tallies.hits = r.b;
+                    self.tallies.damage_dealt = r.c;
+                }
+                None => self.unknown_records += 1,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fl_protocol::msg::combat::CombatEventRecord;
+
+    fn rec(kind: u8, a: u32, b: u32, c: i32) -> CombatEventRecord {
+        CombatEventRecord {
+            kind,
+            weapon_class: WeaponType::Gun.to_u8(),
+            subject_idx: 7,
+            subject_gen: 2,
+            instigator_idx: NONE,
+            instigator_gen: 0,
+            a,
+            b,
+            c,
+        }
+    }
+
+    #[test]
+    fn kills_stats_and_shots_are_kept_and_unknown_records_skipped() {
+        let mut log = CombatLog::default();
+        log.on_event(&CombatEvent {
+            records: vec![
+                rec(0, NONE, 3, 0),
+                rec(9, 1, 1, 1),
+                rec(1, 2, 1, 20),
+                rec(2, 50, 13, 104),
+            ],
+        });
+        assert_eq!(log.kills.len(), 1);
+        let k = log.kills[0];
+        assert_eq!(k.subject, (7, 2));
+        assert_eq!(k.instigator, None, "the environment");
+        assert_eq!((k.instigator_peer, k.subject_peer), (None, Some(3)));
+        assert_eq!(log.unknown_records, 1);
+        assert_eq!(
+            log.tallies,
+            Tallies {
+                kills: 2,
+                losses: 1,
+                score: 20,
+                shots: 50,
+                hits: 13,
+                damage_dealt: 104
+            }
+        );
+    }
+}
