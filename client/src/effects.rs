@@ -81,6 +81,9 @@ impl VisualEffects {
     /// shooter's velocity (and a tracer along its nose) from the frame's pose of the shooter;
     /// a record with a position that is not finite is skipped.
     pub fn ingest(&mut self, records: &[EffectRecord], frame: &RenderFrame, now: Duration) {
+        if !records.is_empty() {
+            tracing::debug!(count = records.len(), live = self.live.len(), "effect records");
+        }
         for r in records {
             let at = DVec3::new(
                 f64::from(r.pos[0]),
