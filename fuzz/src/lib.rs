@@ -38,9 +38,10 @@ pub enum Family {
     /// fl-content: a manifest, an entity and a weapon definition from the same bytes; never
     /// panics, every error names a line inside the text.
     ContentDefs,
-    /// `MsgClientInput` with its input TLVs (`InputRedundancy`, `InputClockLead`), decoded and
-    /// expanded as the server does: never panics, at most 15 copies, consecutive sequence
-    /// numbers below the message's own, re-encoding reproduces the copies.
+    /// `MsgClientInput` with its input TLVs (`InputRedundancy`, `InputClockLead`,
+    /// `InputViewDelay`), decoded and expanded as the server does: never panics, at most 15
+    /// copies, consecutive sequence numbers below the message's own, re-encoding reproduces the
+    /// copies, a view delay that parses is within its bound.
     ClientInput,
 }
 
@@ -118,6 +119,7 @@ impl Family {
             Family::ParseTlv => (0..24u64)
                 .map(|s| random_extensions(s).as_bytes().to_vec())
                 .chain(weather_tlv_seeds())
+                .chain(view_delay_tlv_seeds())
                 .collect(),
             Family::QuicStream => quic_stream_seeds(),
             Family::QuicDatagrams => quic_datagram_seeds(),
@@ -424,6 +426,24 @@ fn weather_tlv_seeds() -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// `InputViewDelay` blocks: none, a typical delay, the bound, and one past it (refused).
+fn view_delay_tlv_seeds() -> Vec<Vec<u8>> {
+    use fl_protocol::tlv::{MAX_VIEW_DELAY_MILLITICKS, tag};
+    [
+        0,
+        2500,
+        MAX_VIEW_DELAY_MILLITICKS,
+        MAX_VIEW_DELAY_MILLITICKS + 1,
+    ]
+    .iter()
+    .map(|v| {
+        let mut ext = Extensions::new();
+        let _ = ext.push_raw(tag::INPUT_VIEW_DELAY, &v.to_le_bytes());
+        ext.as_bytes().to_vec()
+    })
+    .collect()
+}
+
 fn client_input_seeds() -> Vec<Vec<u8>> {
     use fl_protocol::msg::world::ClientInput;
     use fl_protocol::tlv::input_redundancy;
@@ -444,6 +464,9 @@ fn client_input_seeds() -> Vec<Vec<u8>> {
             let mut p = Packet::new(fl_protocol::Message::from(current.clone()));
             let _ = p.ext.push(&input_redundancy(&current, &previous));
             let _ = p.ext.push(&Ext::InputClockLead(s as i32 * 731 - 2000));
+            // Interpolation delays from none to the bound (s = 7), for lag compensation.
+            let delay = (u32::from(fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS) * s / 7) as u16;
+            let _ = p.ext.push(&Ext::InputViewDelay(delay));
             p.encode().ok()
         })
         .collect()
@@ -489,6 +512,12 @@ fn check_client_input(data: &[u8]) {
     }
     if let Some(Ext::InputClockLead(v)) = p.ext.get(tag::INPUT_CLOCK_LEAD) {
         assert!(fl_protocol::tlv::milliticks_to_ticks(v).is_finite());
+    }
+    if let Some(Ext::InputViewDelay(v)) = p.ext.get(tag::INPUT_VIEW_DELAY) {
+        assert!(
+            v <= fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS,
+            "bounded view delay"
+        );
     }
 }
 
