@@ -41,7 +41,7 @@ pub enum Family {
     /// `MsgClientInput` with its input TLVs (`InputRedundancy`, `InputClockLead`,
     /// `InputViewDelay`), decoded and expanded as the server does: never panics, at most 15
     /// copies, consecutive sequence numbers below the message's own, re-encoding reproduces the
-    /// copies, a view delay that parses is within its bound.
+    /// copies, view delays that parse are 1–16 values within their bound.
     ClientInput,
 }
 
@@ -426,19 +426,23 @@ fn weather_tlv_seeds() -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// `InputViewDelay` blocks: none, a typical delay, the bound, and one past it (refused).
+/// `InputViewDelay` blocks: none, a typical delay, the bound, one past it (refused), and a
+/// delay for the input and each of three copies.
 fn view_delay_tlv_seeds() -> Vec<Vec<u8>> {
     use fl_protocol::tlv::{MAX_VIEW_DELAY_MILLITICKS, tag};
+    let m = MAX_VIEW_DELAY_MILLITICKS;
     [
-        0,
-        2500,
-        MAX_VIEW_DELAY_MILLITICKS,
-        MAX_VIEW_DELAY_MILLITICKS + 1,
+        vec![0],
+        vec![2500],
+        vec![m],
+        vec![m + 1],
+        vec![2500, 3100, 4000, 5200],
     ]
     .iter()
-    .map(|v| {
+    .map(|values| {
+        let bytes: Vec<u8> = values.iter().flat_map(|v: &u16| v.to_le_bytes()).collect();
         let mut ext = Extensions::new();
-        let _ = ext.push_raw(tag::INPUT_VIEW_DELAY, &v.to_le_bytes());
+        let _ = ext.push_raw(tag::INPUT_VIEW_DELAY, &bytes);
         ext.as_bytes().to_vec()
     })
     .collect()
@@ -464,9 +468,13 @@ fn client_input_seeds() -> Vec<Vec<u8>> {
             let mut p = Packet::new(fl_protocol::Message::from(current.clone()));
             let _ = p.ext.push(&input_redundancy(&current, &previous));
             let _ = p.ext.push(&Ext::InputClockLead(s as i32 * 731 - 2000));
-            // Interpolation delays from none to the bound (s = 7), for lag compensation.
-            let delay = (u32::from(fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS) * s / 7) as u16;
-            let _ = p.ext.push(&Ext::InputViewDelay(delay));
+            // Interpolation delays from none to the bound (s = 7), for lag compensation: one
+            // for the input and one per copy, a tick apart.
+            let own = u32::from(fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS) * s / 7;
+            let delays = (0..=previous.len() as u32)
+                .map(|i| (own + 1000 * i).min(60_000) as u16)
+                .collect();
+            let _ = p.ext.push(&Ext::InputViewDelay(delays));
             p.encode().ok()
         })
         .collect()
@@ -514,9 +522,11 @@ fn check_client_input(data: &[u8]) {
         assert!(fl_protocol::tlv::milliticks_to_ticks(v).is_finite());
     }
     if let Some(Ext::InputViewDelay(v)) = p.ext.get(tag::INPUT_VIEW_DELAY) {
+        assert!(!v.is_empty() && v.len() <= fl_protocol::tlv::MAX_VIEW_DELAYS);
         assert!(
-            v <= fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS,
-            "bounded view delay"
+            v.iter()
+                .all(|&d| d <= fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS),
+            "bounded view delays"
         );
     }
 }

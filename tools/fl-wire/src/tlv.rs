@@ -374,7 +374,12 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
             }
         }
         tag::INPUT_CLOCK_LEAD => Ext::InputClockLead(i32_of(v, name)?),
-        tag::INPUT_VIEW_DELAY => Ext::InputViewDelay(num(v, name)?),
+        tag::INPUT_VIEW_DELAY => Ext::InputViewDelay(
+            array(v, name)?
+                .iter()
+                .map(|e| num(e, name))
+                .collect::<Result<_, _>>()?,
+        ),
         tag::INPUT_REDUNDANCY => Ext::InputRedundancy(
             array(v, name)?
                 .iter()
