@@ -3,8 +3,9 @@
 //!
 //! 1. service the session; on each applied snapshot reset the own aircraft to the server's state
 //!    and replay (prediction) and feed the interpolation buffer (bridge);
-//! 2. at each 60 Hz boundary ask the pilot for controls, send one `MsgClientInput`, push the same
-//!    input into the prediction history and step the local integrator;
+//! 2. at each 60 Hz boundary ask the pilot for controls, send one `MsgClientInput` (with the
+//!    input clock's lead and, for lag compensation, the render tick of the last frame drawn),
+//!    push the same input into the prediction history and step the local integrator;
 //! 3. decay the visual correction and build one consistent render list.
 //!
 //! Also resolves the own aircraft's flight model (entity type → `MsgEntityTypeDef.flightModel`
@@ -401,7 +402,7 @@ impl Client {
                 self.last_input = Some(input);
                 if self
                     .session
-                    .send_input_with_lead(&mut msg, Some(lead))
+                    .send_input_timed(&mut msg, Some(lead), self.bridge.render_tick())
                     .is_ok()
                 {
                     self.metrics.inputs_sent += 1;

@@ -37,7 +37,7 @@ use fl_protocol::msg::world::{ClientInput, Heartbeat};
 use fl_protocol::snapshot::{RETENTION_TICKS, SnapshotDecoder};
 use fl_protocol::tlv::{
     EffectRecord, Ext, Extensions, MAX_REDUNDANT_INPUTS, OWN_STATE_FORMAT, input_redundancy, tag,
-    ticks_to_milliticks,
+    ticks_to_milliticks, view_delay_to_wire,
 };
 use fl_protocol::{FixedStr, Message, MsgId, PROTOCOL_VERSION, Packet};
 use std::collections::BTreeMap;
@@ -343,8 +343,9 @@ pub struct ClientSession {
     throttle: Option<(u8, u8, u64)>,
     last_snapshot_at: Option<Duration>,
     last_heartbeat: Option<Duration>,
-    /// The inputs sent last, newest first (the redundant copies of the next input).
-    sent_inputs: std::collections::VecDeque<ClientInput>,
+    /// The inputs sent last, newest first (the redundant copies of the next input), each with
+    /// the render tick of the frame its pilot saw (its `InputViewDelay` when repeated).
+    sent_inputs: std::collections::VecDeque<(ClientInput, Option<f64>)>,
     input_timing: Option<InputTiming>,
     /// When anything was last received from the server.
     last_heard: Option<Duration>,
@@ -696,6 +697,21 @@ impl ClientSession {
         input: &mut ClientInput,
         lead_ticks: Option<f64>,
     ) -> Result<(), SessionSendError> {
+        self.send_input_timed(input, lead_ticks, None)
+    }
+
+    /// [`ClientSession::send_input_with_lead`], also telling the server, for lag compensation,
+    /// the (fractional) server tick the remote entities were drawn at in the last frame before
+    /// this input (`render_tick`, the render bridge's): the input then carries
+    /// `InputViewDelay` = its ack stamp's tick − `render_tick`, the interpolation delay as
+    /// shown, and the server rewinds this pilot's hitscan to exactly that world. `None` (nothing
+    /// drawn yet) sends no delay.
+    pub fn send_input_timed(
+        &mut self,
+        input: &mut ClientInput,
+        lead_ticks: Option<f64>,
+        render_tick: Option<f64>,
+    ) -> Result<(), SessionSendError> {
         if self.state != SessionState::InWorld {
             return Err(SessionSendError::NotInWorld(self.state));
         }
@@ -706,14 +722,15 @@ impl ClientSession {
         // The copies: the inputs sent just before, as long as their sequence numbers run on
         // without a gap (the input clock never skips one; a caller that does gets fewer).
         let keep = self.cfg.input_redundancy.min(MAX_REDUNDANT_INPUTS);
-        let previous: Vec<ClientInput> = self
+        let sent: Vec<&(ClientInput, Option<f64>)> = self
             .sent_inputs
             .iter()
             .enumerate()
-            .take_while(|(i, p)| p.seq_num == input.seq_num.wrapping_sub(*i as u32 + 1))
-            .map(|(_, p)| p.clone())
+            .take_while(|(i, (p, _))| p.seq_num == input.seq_num.wrapping_sub(*i as u32 + 1))
+            .map(|(_, p)| p)
             .take(keep)
             .collect();
+        let previous: Vec<ClientInput> = sent.iter().map(|(p, _)| p.clone()).collect();
         let mut ext = Extensions::new();
         if !previous.is_empty() {
             let _ = ext.push(&input_redundancy(input, &previous));
@@ -721,9 +738,19 @@ impl ClientSession {
         if let Some(lead) = lead_ticks {
             let _ = ext.push(&Ext::InputClockLead(ticks_to_milliticks(lead)));
         }
+        // What the pilot saw with this input and each copy, against this message's stamp (the
+        // copies' view up to the first one drawn before any frame).
+        if let (Some(rt), Some(acked)) = (render_tick, self.acks.stamp()) {
+            let high = acked.high as f64;
+            let delays = std::iter::once(Some(rt))
+                .chain(sent.iter().map(|(_, v)| *v))
+                .map_while(|v| v.map(|t| view_delay_to_wire(high - t)))
+                .collect();
+            let _ = ext.push(&Ext::InputViewDelay(delays));
+        }
         let r = self.send_with(Channel::Unreliable, Message::from(input.clone()), &ext);
         // Kept whether or not the send worked: a copy in the next packet may still get it there.
-        self.sent_inputs.push_front(input.clone());
+        self.sent_inputs.push_front((input.clone(), render_tick));
         self.sent_inputs.truncate(keep);
         if r.is_ok() {
             self.stats.inputs_sent += 1;

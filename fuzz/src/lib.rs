@@ -38,9 +38,10 @@ pub enum Family {
     /// fl-content: a manifest, an entity and a weapon definition from the same bytes; never
     /// panics, every error names a line inside the text.
     ContentDefs,
-    /// `MsgClientInput` with its input TLVs (`InputRedundancy`, `InputClockLead`), decoded and
-    /// expanded as the server does: never panics, at most 15 copies, consecutive sequence
-    /// numbers below the message's own, re-encoding reproduces the copies.
+    /// `MsgClientInput` with its input TLVs (`InputRedundancy`, `InputClockLead`,
+    /// `InputViewDelay`), decoded and expanded as the server does: never panics, at most 15
+    /// copies, consecutive sequence numbers below the message's own, re-encoding reproduces the
+    /// copies, view delays that parse are 1–16 values within their bound.
     ClientInput,
 }
 
@@ -118,6 +119,7 @@ impl Family {
             Family::ParseTlv => (0..24u64)
                 .map(|s| random_extensions(s).as_bytes().to_vec())
                 .chain(weather_tlv_seeds())
+                .chain(view_delay_tlv_seeds())
                 .collect(),
             Family::QuicStream => quic_stream_seeds(),
             Family::QuicDatagrams => quic_datagram_seeds(),
@@ -424,6 +426,28 @@ fn weather_tlv_seeds() -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// `InputViewDelay` blocks: none, a typical delay, the bound, one past it (refused), and a
+/// delay for the input and each of three copies.
+fn view_delay_tlv_seeds() -> Vec<Vec<u8>> {
+    use fl_protocol::tlv::{MAX_VIEW_DELAY_MILLITICKS, tag};
+    let m = MAX_VIEW_DELAY_MILLITICKS;
+    [
+        vec![0],
+        vec![2500],
+        vec![m],
+        vec![m + 1],
+        vec![2500, 3100, 4000, 5200],
+    ]
+    .iter()
+    .map(|values| {
+        let bytes: Vec<u8> = values.iter().flat_map(|v: &u16| v.to_le_bytes()).collect();
+        let mut ext = Extensions::new();
+        let _ = ext.push_raw(tag::INPUT_VIEW_DELAY, &bytes);
+        ext.as_bytes().to_vec()
+    })
+    .collect()
+}
+
 fn client_input_seeds() -> Vec<Vec<u8>> {
     use fl_protocol::msg::world::ClientInput;
     use fl_protocol::tlv::input_redundancy;
@@ -444,6 +468,13 @@ fn client_input_seeds() -> Vec<Vec<u8>> {
             let mut p = Packet::new(fl_protocol::Message::from(current.clone()));
             let _ = p.ext.push(&input_redundancy(&current, &previous));
             let _ = p.ext.push(&Ext::InputClockLead(s as i32 * 731 - 2000));
+            // Interpolation delays from none to the bound (s = 7), for lag compensation: one
+            // for the input and one per copy, a tick apart.
+            let own = u32::from(fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS) * s / 7;
+            let delays = (0..=previous.len() as u32)
+                .map(|i| (own + 1000 * i).min(60_000) as u16)
+                .collect();
+            let _ = p.ext.push(&Ext::InputViewDelay(delays));
             p.encode().ok()
         })
         .collect()
@@ -489,6 +520,14 @@ fn check_client_input(data: &[u8]) {
     }
     if let Some(Ext::InputClockLead(v)) = p.ext.get(tag::INPUT_CLOCK_LEAD) {
         assert!(fl_protocol::tlv::milliticks_to_ticks(v).is_finite());
+    }
+    if let Some(Ext::InputViewDelay(v)) = p.ext.get(tag::INPUT_VIEW_DELAY) {
+        assert!(!v.is_empty() && v.len() <= fl_protocol::tlv::MAX_VIEW_DELAYS);
+        assert!(
+            v.iter()
+                .all(|&d| d <= fl_protocol::tlv::MAX_VIEW_DELAY_MILLITICKS),
+            "bounded view delays"
+        );
     }
 }
 

@@ -32,6 +32,10 @@ pub mod tag {
     pub const INPUT_REDUNDANCY: u16 = 0x0300;
     /// Our addition: how far the client's input clock runs ahead of its unsteered 60 Hz clock.
     pub const INPUT_CLOCK_LEAD: u16 = 0x0301;
+    /// Our addition: how far behind the input's `tickIndex` the client drew remote entities
+    /// (its interpolation delay as shown) for this input and the ones its `InputRedundancy`
+    /// repeats, for server-side lag compensation.
+    pub const INPUT_VIEW_DELAY: u16 = 0x0302;
     pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
     /// Our addition: the tick from which a `MsgWeatherState`'s values apply.
     pub const WEATHER_EPOCH: u16 = 0x0401;
@@ -60,6 +64,7 @@ pub mod tag {
             CONNECT_ACK_TYPES_UNCHANGED => "ConnectAckTypesUnchanged",
             INPUT_REDUNDANCY => "InputRedundancy",
             INPUT_CLOCK_LEAD => "InputClockLead",
+            INPUT_VIEW_DELAY => "InputViewDelay",
             WEATHER_WIND_PROFILE => "WeatherWindProfile",
             WEATHER_EPOCH => "WeatherEpoch",
             WEATHER_WINDOW_COPIES => "WeatherWindowCopies",
@@ -100,8 +105,16 @@ pub const MAX_REDUNDANT_INPUTS: usize = 15;
 pub const MAX_WEATHER_COPIES: usize = 8;
 /// Bytes of one full `InputRedundancy` entry.
 pub const INPUT_COPY_BYTES: usize = 22;
-/// `InputClockLead` and `SnapshotInputTiming` count ticks in thousandths.
+/// `InputClockLead`, `InputViewDelay` and `SnapshotInputTiming` count ticks in thousandths.
 pub const MILLITICKS_PER_TICK: f64 = 1000.0;
+/// The largest `InputViewDelay` value a receiver accepts, thousandths of a tick (60 ticks =
+/// 1 s): twice the client's largest interpolation delay (500 ms) plus the 15 ticks of the
+/// oldest copy. A larger value is not an interpolation delay, and the entry is refused (the
+/// server then rewinds by the latency alone); the encoder saturates at it.
+pub const MAX_VIEW_DELAY_MILLITICKS: u16 = 60_000;
+/// Most values one `InputViewDelay` carries: the input's own and one per `InputRedundancy`
+/// copy.
+pub const MAX_VIEW_DELAYS: usize = 1 + MAX_REDUNDANT_INPUTS;
 
 /// One raw entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -422,6 +435,23 @@ pub fn milliticks_to_ticks(v: i32) -> f64 {
     f64::from(v) / MILLITICKS_PER_TICK
 }
 
+/// A view delay in ticks as `InputViewDelay`'s thousandths: rounded, clamped to
+/// `0..=MAX_VIEW_DELAY_MILLITICKS` (a client drawing ahead of its newest snapshot sends 0;
+/// NaN → 0).
+pub fn view_delay_to_wire(ticks: f64) -> u16 {
+    let v = (ticks * MILLITICKS_PER_TICK).round();
+    if v.is_nan() {
+        0
+    } else {
+        v.clamp(0.0, f64::from(MAX_VIEW_DELAY_MILLITICKS)) as u16
+    }
+}
+
+/// `InputViewDelay`'s thousandths as ticks.
+pub fn view_delay_ticks(v: u16) -> f64 {
+    f64::from(v) / MILLITICKS_PER_TICK
+}
+
 /// A typed extension entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ext {
@@ -467,6 +497,13 @@ pub enum Ext {
     /// How far the client's input clock runs ahead of its unsteered 60 Hz clock when it sent
     /// this input, in thousandths of a tick (`i32`).
     InputClockLead(i32),
+    /// How far behind the message's `tickIndex` (the newest snapshot the client had) the
+    /// remote entities on the client's screen were drawn when each input was sampled, in
+    /// thousandths of a tick: `u16 × n`, n = 1 ..= [`MAX_VIEW_DELAYS`], each at most
+    /// [`MAX_VIEW_DELAY_MILLITICKS`]; value 0 is the message's own input, value `i` the input
+    /// `seqNum − i` (the `InputRedundancy` copies). The server rewinds hit tests to
+    /// `tickIndex − delay`, the world the shooter saw.
+    InputViewDelay(Vec<u16>),
     WeatherWindProfile(Vec<WindKnot>),
     /// The first tick the weather message's wind, profile and turbulence apply to (u64). The
     /// server announces each weather window ahead of time, so client prediction integrates
@@ -582,6 +619,7 @@ impl Ext {
             Ext::SnapshotInputTiming { .. } => tag::SNAPSHOT_INPUT_TIMING,
             Ext::InputRedundancy(_) => tag::INPUT_REDUNDANCY,
             Ext::InputClockLead(_) => tag::INPUT_CLOCK_LEAD,
+            Ext::InputViewDelay(_) => tag::INPUT_VIEW_DELAY,
             Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
             Ext::WeatherEpoch(_) => tag::WEATHER_EPOCH,
             Ext::WeatherWindowCopies(_) => tag::WEATHER_WINDOW_COPIES,
@@ -747,6 +785,34 @@ impl Ext {
             tag::INPUT_CLOCK_LEAD => {
                 let v = c.u32()? as i32;
                 exact(c, Ext::InputClockLead(v))
+            }
+            tag::INPUT_VIEW_DELAY => {
+                if data.is_empty()
+                    || !data.len().is_multiple_of(2)
+                    || data.len() / 2 > MAX_VIEW_DELAYS
+                {
+                    return Err(ExtError::BadPayload {
+                        name,
+                        reason: format!(
+                            "length {} is not 1 ..= {MAX_VIEW_DELAYS} u16 values",
+                            data.len()
+                        ),
+                    });
+                }
+                let mut out = Vec::with_capacity(data.len() / 2);
+                while !c.rest.is_empty() {
+                    let v = c.u16()?;
+                    if v > MAX_VIEW_DELAY_MILLITICKS {
+                        return Err(ExtError::BadPayload {
+                            name,
+                            reason: format!(
+                                "{v} thousandths of a tick exceed {MAX_VIEW_DELAY_MILLITICKS}"
+                            ),
+                        });
+                    }
+                    out.push(v);
+                }
+                Ok(Ext::InputViewDelay(out))
             }
             tag::INPUT_REDUNDANCY => {
                 let count = usize::from(c.u8()?);
@@ -963,6 +1029,16 @@ impl Ext {
                 out.push(*queued);
             }
             Ext::InputClockLead(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Ext::InputViewDelay(values) => {
+                // An empty list would be refused: it is written as one delay of 0.
+                let values = &values[..values.len().min(MAX_VIEW_DELAYS)];
+                if values.is_empty() {
+                    out.extend_from_slice(&0u16.to_le_bytes());
+                }
+                for v in values {
+                    out.extend_from_slice(&(*v).min(MAX_VIEW_DELAY_MILLITICKS).to_le_bytes());
+                }
+            }
             Ext::InputRedundancy(copies) => {
                 let copies = &copies[..copies.len().min(MAX_REDUNDANT_INPUTS)];
                 out.push(copies.len() as u8);
@@ -1130,6 +1206,7 @@ mod tests {
                 None,
             ]),
             Ext::InputClockLead(-1234),
+            Ext::InputViewDelay(vec![2345, 3512, 0]),
             Ext::WeatherEpoch(1234),
             Ext::WeatherWindProfile(vec![WindKnot {
                 alt_m: 1000.0,
@@ -1300,6 +1377,56 @@ mod tests {
         assert_eq!(ticks_to_milliticks(1e300), i32::MAX);
         assert_eq!(ticks_to_milliticks(-2.5), -2500);
         assert_eq!(milliticks_to_ticks(-2500), -2.5);
+    }
+
+    #[test]
+    fn hostile_view_delays_are_refused_and_the_encoder_saturates() {
+        let parse = |b: &[u8]| Ext::parse(tag::INPUT_VIEW_DELAY, b);
+        assert_eq!(parse(&[0x10, 0x27]), Ok(Ext::InputViewDelay(vec![10_000])));
+        let max = MAX_VIEW_DELAY_MILLITICKS.to_le_bytes();
+        assert_eq!(
+            parse(&max),
+            Ok(Ext::InputViewDelay(vec![MAX_VIEW_DELAY_MILLITICKS]))
+        );
+        let sixteen: Vec<u8> = (0..MAX_VIEW_DELAYS).flat_map(|_| [1, 0]).collect();
+        assert_eq!(
+            parse(&sixteen),
+            Ok(Ext::InputViewDelay(vec![1; MAX_VIEW_DELAYS]))
+        );
+        // Absurd: more than a second of interpolation delay, in any position.
+        assert!(parse(&(MAX_VIEW_DELAY_MILLITICKS + 1).to_le_bytes()).is_err());
+        assert!(parse(&[0xFF, 0xFF]).is_err());
+        assert!(parse(&[1, 0, 0xFF, 0xFF]).is_err());
+        // Wrong lengths: none, odd, more values than an input and its copies.
+        assert!(parse(&[]).is_err());
+        assert!(parse(&[1]).is_err());
+        assert!(parse(&[1, 0, 0]).is_err());
+        let seventeen: Vec<u8> = (0..=MAX_VIEW_DELAYS).flat_map(|_| [1, 0]).collect();
+        assert!(parse(&seventeen).is_err());
+        // A refused entry reads as absent, like an unknown one.
+        let mut ext = Extensions::new();
+        ext.push_raw(tag::INPUT_VIEW_DELAY, &[0xFF, 0xFF])
+            .expect("fits");
+        assert_eq!(ext.get(tag::INPUT_VIEW_DELAY), None);
+        // The encoder never writes what the decoder refuses.
+        for values in [vec![u16::MAX, 7], vec![], vec![3; 40]] {
+            let mut payload = Vec::new();
+            Ext::InputViewDelay(values.clone()).encode_payload(&mut payload);
+            let Ok(Ext::InputViewDelay(back)) = parse(&payload) else {
+                panic!("{values:?} re-parses");
+            };
+            assert!(!back.is_empty() && back.len() <= MAX_VIEW_DELAYS);
+            assert!(back.iter().all(|&v| v <= MAX_VIEW_DELAY_MILLITICKS));
+        }
+        assert_eq!(view_delay_to_wire(2.5), 2500);
+        assert_eq!(
+            view_delay_to_wire(-0.4),
+            0,
+            "drawn ahead of the newest snapshot"
+        );
+        assert_eq!(view_delay_to_wire(f64::NAN), 0);
+        assert_eq!(view_delay_to_wire(1e9), MAX_VIEW_DELAY_MILLITICKS);
+        assert_eq!(view_delay_ticks(2500), 2.5);
     }
 
     #[test]

@@ -21,6 +21,10 @@ pub struct PeerInput {
     pub ack: AckStamp,
     /// The sanitised wire message (controls clamped, view axis unit length, eye finite).
     pub wire: ClientInput,
+    /// The server tick the client's screen showed when it sampled this input (lag
+    /// compensation, `lagcomp::view_tick`): set by the server from the packet's `InputViewDelay`
+    /// once the input is admitted; `None` until then.
+    pub view_tick: Option<f64>,
 }
 
 impl PeerInput {
@@ -172,6 +176,7 @@ impl InputGate {
                     mask: wire.ack_mask,
                 },
                 wire,
+                view_tick: None,
             });
         }
         out.sort_by(|a, b| {

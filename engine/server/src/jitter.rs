@@ -554,6 +554,7 @@ mod tests {
                 buttons,
                 ..Default::default()
             },
+            view_tick: None,
         }
     }
 

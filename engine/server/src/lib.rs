@@ -7,6 +7,7 @@ pub mod config_file;
 pub mod discovery;
 pub mod input;
 pub mod jitter;
+pub mod lagcomp;
 pub mod logging;
 pub mod pool;
 pub mod runtime;

@@ -10,11 +10,14 @@
 mod combat_comms;
 mod comms;
 mod join;
+mod rewind;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::combat::{CombatSystem, Combatant};
 use crate::input::{FloodLimit, InputGate, controls_from_input};
-use crate::jitter::{InputStats, JitterBuffer, JitterConfig};
+use crate::jitter::{Drained, InputStats, JitterBuffer, JitterConfig};
+use crate::lagcomp::ShooterView;
+use crate::lagcomp::view_tick_of;
 use crate::pool::EntityId;
 use crate::snapshot::congestion::{GovernorConfig, TickGovernor};
 use crate::snapshot::{
@@ -33,6 +36,7 @@ use fl_net::{Channel, DisconnectReason, PeerId, ServerEvent, ServerTransport};
 use fl_protocol::enums::{ConnectRefusalCode, PeerRole, buttons};
 use fl_protocol::tlv::{
     Ext, Extensions, expand_redundancy, milliticks_to_ticks, tag, ticks_to_milliticks,
+    view_delay_ticks,
 };
 use fl_protocol::{DecodeError, Message, Packet};
 use rayon::prelude::*;
@@ -259,6 +263,8 @@ struct PeerSlot {
     types_generation_sent: Option<u64>,
     malformed: MalformedBudget,
     last_delay_ticks: u64,
+    /// What the peer's screen showed with the input applied last (lag compensation).
+    view: ShooterView,
     /// The respawn button was down in the last input applied (edge detection).
     respawn_held: bool,
     /// Service tick of the last message heard from the peer (a silence detector).
@@ -577,7 +583,17 @@ impl Server {
         let tick = self.world.tick();
         let wind = self.weather.wind_field(tick);
         let report = self.world.step(&wind);
-        // Combat: the serial phase after the flight step, in index order.
+        // Combat: the serial phase after the flight step, in index order. Each peer's gun rays
+        // test targets where that peer saw them (lag compensation; the history now ends with
+        // this step's record).
+        let rewinds = self
+            .world
+            .iter()
+            .filter(|(_, e)| matches!(e.pilot, Pilot::Peer(_)))
+            .map(|(id, _)| (id, self.rewind_ticks(id)))
+            .collect();
+        self.combat
+            .set_lag_compensation(rewinds, self.types.max_collision_radius_m());
         self.combat.step(&mut self.world, &report, tick, &wind);
         for id in &report.removed {
             for p in self.peers.values_mut() {
@@ -724,6 +740,12 @@ impl Server {
                     Some(Ext::InputClockLead(v)) => Some(milliticks_to_ticks(v)),
                     _ => None,
                 };
+                // How far behind its newest snapshot the client drew the world (lag
+                // compensation); refused or absent: 0.
+                let view_delays: Vec<f64> = match packet.ext.get(tag::INPUT_VIEW_DELAY) {
+                    Some(Ext::InputViewDelay(v)) => v.into_iter().map(view_delay_ticks).collect(),
+                    _ => Vec::new(),
+                };
                 match slot.gate.admit_packet(&input, &copies, now) {
                     Ok(accepted) => {
                         // The ack stamp and camera of the packet's own (newest) input.
@@ -732,7 +754,11 @@ impl Server {
                             slot.camera_eye = own.wire.camera_eye;
                             slot.last_delay_ticks = now.saturating_sub(own.ack.high);
                         }
-                        for a in accepted {
+                        for mut a in accepted {
+                            // Copies carry the carrier's ack stamp, and their own delays
+                            // against it (at most 15 back).
+                            let back = input.seq_num.wrapping_sub(a.seq).min(64);
+                            a.view_tick = Some(view_tick_of(a.ack.high, &view_delays, back));
                             slot.jitter.push_timed(a, now, lead);
                         }
                     }
@@ -754,6 +780,18 @@ impl Server {
                 continue;
             };
             let drained = slot.jitter.drain();
+            slot.view = match &drained {
+                Drained::Fresh(i) => ShooterView {
+                    applied_seq: Some(i.seq),
+                    view_tick: i.view_tick,
+                },
+                // The lost input this stands for was sampled a tick later.
+                Drained::Repeat(i) => ShooterView {
+                    applied_seq: Some(i.seq),
+                    view_tick: slot.view.view_tick.map(|v| v + 1.0),
+                },
+                Drained::Nothing => slot.view,
+            };
             if let Some(input) = drained.input() {
                 self.world
                     .set_controls(entity, controls_from_input(&input.wire));

@@ -23,6 +23,9 @@ pub struct ServerType {
     pub limits: FlightLimits,
     pub payload_mass_kg: f64,
     pub payload_cd0: f64,
+    /// Collision sphere radius, m (fl-content's `collision_radius_m`, the category default
+    /// when the def gives none): what a hitscan ray is tested against.
+    pub collision_radius_m: f64,
     /// The pack the type comes from (`None`: builtin). A client flying it needs that pack.
     pub pack: Option<String>,
     /// Hit points, stations and default loadout, expendables, damage tiers (`None`: a type that
@@ -80,6 +83,7 @@ impl TypeRegistry {
                     limits,
                     payload_mass_kg: t.payload.mass_kg,
                     payload_cd0: t.payload.cd0,
+                    collision_radius_m: t.def.collision_radius_m,
                     pack: match &t.source {
                         fl_content::TypeSource::Builtin => None,
                         fl_content::TypeSource::Pack(p) => Some(p.clone()),
@@ -104,6 +108,8 @@ impl TypeRegistry {
                 limits: FlightLimits::default(),
                 payload_mass_kg: 0.0,
                 payload_cd0: 0.0,
+                // Guns do not shoot down missiles or bombs: their rays pass through.
+                collision_radius_m: 0.0,
                 pack: None,
                 combat: None,
             });
@@ -143,6 +149,19 @@ impl TypeRegistry {
 
     pub fn index_of(&self, id: &str) -> Option<u32> {
         self.types.iter().position(|t| t.id == id).map(|i| i as u32)
+    }
+
+    /// The collision radius of type `index`, m (0 for an unknown type: not a target).
+    pub fn collision_radius_m(&self, index: u32) -> f64 {
+        self.get(index).map_or(0.0, |t| t.collision_radius_m)
+    }
+
+    /// The largest collision radius of any type, m (bounds a hitscan broadphase).
+    pub fn max_collision_radius_m(&self) -> f64 {
+        self.types
+            .iter()
+            .map(|t| t.collision_radius_m)
+            .fold(0.0, f64::max)
     }
 
     /// Every type's wire record, in index order.
@@ -187,6 +206,12 @@ mod tests {
         assert_eq!(reg.get(pilot).expect("exists").id, "builtin:jet-trainer");
         // An unknown or unflyable request is clamped to a flyable type.
         assert_eq!(reg.pilot_type("builtin:debug-entity", "nope"), Some(pilot));
+        // Aircraft collide as spheres of the category default (no def gives a radius).
+        let jet = reg.get(pilot).expect("exists");
+        assert_eq!(reg.collision_radius_m(pilot), jet.collision_radius_m);
+        assert!(reg.collision_radius_m(pilot) > 0.0);
+        assert_eq!(reg.collision_radius_m(u32::MAX), 0.0);
+        assert!(reg.max_collision_radius_m() >= reg.collision_radius_m(pilot));
         let defs = reg.wire_defs();
         assert_eq!(defs.len(), reg.len());
         for (i, d) in defs.iter().enumerate() {

@@ -4,9 +4,14 @@
 //! itself), then the serial phase (crashes, removals). Worker count never changes a bit of the
 //! result: no cross-entity writes in a parallel region, visits in index order, no reductions.
 //!
+//! The step records every entity's post-integration transform in the lag-compensation history
+//! (`lagcomp`), labelled with the tick its snapshot carries, before the serial phase; hitscan
+//! queries ([`World::ray_hits`]) read it.
+//!
 //! Owns entity state and the step. Knows nothing of peers' sockets, snapshots or admission.
 
 use crate::combat::Combatant;
+use crate::lagcomp::{Hit, Ray, Transform, TransformHistory};
 use crate::pool::{EntityId, Pool, PoolFull};
 use crate::snapshot::SnapshotEntity;
 use fl_ai::{Controller, EntityView, FlightLimits, GridWorld};
@@ -86,6 +91,34 @@ impl Entity {
         }
     }
 
+    /// Position, orientation and velocity (what the lag-compensation history keeps).
+    pub fn transform(&self) -> Transform {
+        match &self.body {
+            Body::Aircraft { state, .. } => Transform {
+                position: state.position,
+                orientation: state.orientation,
+                velocity: state.velocity,
+            },
+            Body::Static {
+                position,
+                orientation,
+            } => Transform {
+                position: *position,
+                orientation: *orientation,
+                velocity: Vec3::ZERO,
+            },
+            Body::Projectile {
+                position,
+                velocity,
+                orientation,
+            } => Transform {
+                position: *position,
+                orientation: *orientation,
+                velocity: *velocity,
+            },
+        }
+    }
+
     /// The aircraft state, if this is an aircraft.
     pub fn aircraft_state(&self) -> Option<&AircraftState> {
         match &self.body {
@@ -146,6 +179,8 @@ pub struct World {
     tick: u64,
     workers: Option<rayon::ThreadPool>,
     removed: Vec<EntityId>,
+    /// Every entity's transform over the last 32 ticks, for hitscan rewinds.
+    history: TransformHistory,
 }
 
 /// Orientation on the wire: the spec's entity body has +X forward, Y up; fl-flight's engine
@@ -206,6 +241,7 @@ impl World {
             tick: 0,
             workers,
             removed: Vec::new(),
+            history: TransformHistory::new(cfg.entity_cap),
             cfg,
         }
     }
@@ -260,9 +296,41 @@ impl World {
         self.pool.iter()
     }
 
-    /// Adds an entity.
+    /// Adds an entity (it has no history yet: hitscan tests it where it is).
     pub fn spawn(&mut self, entity: Entity) -> Result<EntityId, PoolFull> {
-        self.pool.insert(entity)
+        let position = entity.position();
+        let id = self.pool.insert(entity)?;
+        self.history.note_spawn(id, position);
+        Ok(id)
+    }
+
+    /// The lag-compensation history (newest record: the current positions, labelled
+    /// [`World::tick`] between steps).
+    pub fn history(&self) -> &TransformHistory {
+        &self.history
+    }
+
+    /// The nearest entity `ray` hits, every target rewound `rewind_ticks` (fractional; clamped
+    /// to the 31-tick window) before the current positions — 0 for AI shooters and for
+    /// projectiles, which never rewind. `radius_of` gives an entity's collision radius (≤ 0: not
+    /// a target), capped at `max_radius_m`; the shooter is never hit. See
+    /// [`TransformHistory::ray_hits`].
+    pub fn ray_hits(
+        &self,
+        ray: &Ray,
+        rewind_ticks: f64,
+        shooter: EntityId,
+        max_radius_m: f64,
+        radius_of: impl Fn(EntityId, &Entity) -> f64,
+    ) -> Option<Hit> {
+        self.history.ray_hits(
+            ray,
+            rewind_ticks,
+            shooter,
+            max_radius_m,
+            |index| self.pool.by_index(index).map(|(id, e)| (id, e.position())),
+            |id| self.pool.get(id).map_or(0.0, |e| radius_of(id, e)),
+        )
     }
 
     /// Removes an entity now (it appears in the next report's `removed`).
@@ -380,6 +448,11 @@ impl World {
             None => entities.iter_mut().filter_map(integrate).collect(),
         };
         drop(entities);
+        // The post-integration transforms, labelled with the tick their snapshot will carry.
+        self.history.record(
+            self.tick + 1,
+            self.pool.iter().map(|(id, e)| (id, e.transform())),
+        );
 
         // Serial phase.
         let mut report = StepReport::default();

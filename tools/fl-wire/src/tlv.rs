@@ -124,6 +124,7 @@ fn value_of(ext: &Ext) -> Value {
             queued,
         } => json!({"targetLead": target_lead, "depthTicks": depth_ticks, "queued": queued}),
         Ext::InputClockLead(v) => json!(v),
+        Ext::InputViewDelay(v) => json!(v),
         // `null` = the same as the entry before it.
         Ext::InputRedundancy(copies) => Value::Array(
             copies
@@ -373,6 +374,12 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
             }
         }
         tag::INPUT_CLOCK_LEAD => Ext::InputClockLead(i32_of(v, name)?),
+        tag::INPUT_VIEW_DELAY => Ext::InputViewDelay(
+            array(v, name)?
+                .iter()
+                .map(|e| num(e, name))
+                .collect::<Result<_, _>>()?,
+        ),
         tag::INPUT_REDUNDANCY => Ext::InputRedundancy(
             array(v, name)?
                 .iter()

@@ -12,8 +12,6 @@
 //! files (fl-content did), or read the wall clock.
 //!
 //! Seams for work that lands later (each one function, documented where it is):
-//! - [`weapons::gun_ray_hit`]: a gun round's ray against current positions — to be replaced by
-//!   the lag-compensated query (`wip/lagcomp`).
 //! - [`missiles::temporary_missile_target`]: the nearest hostile in the seeker's lobe — to be
 //!   replaced by the launcher's locked contact when sensing lands.
 
@@ -256,6 +254,12 @@ pub struct CombatSystem {
     /// Kills of this tick (taken by the server to broadcast).
     pub kills: Vec<KillEvent>,
     stats: BTreeMap<u32, PeerStats>,
+    /// This tick's lag compensation: how far back each peer-flown shooter's gun rays test
+    /// their targets (ticks; a shooter not listed, an AI, rewinds 0), set by the server before
+    /// [`CombatSystem::step`].
+    rewinds: BTreeMap<EntityId, f64>,
+    /// The largest collision radius of any type (the rewound query's broadphase bound).
+    max_radius_m: f64,
 }
 
 impl CombatSystem {
@@ -279,6 +283,18 @@ impl CombatSystem {
 
     /// One tick of combat, after the world's step: crashes credited, fire control, projectiles,
     /// decoys, the flight model's payload. `tick` is the tick the world just stepped.
+    /// Sets the gun rays' rewinds for the coming step ([`CombatSystem::rewinds`]) and the largest
+    /// collision radius the query must consider.
+    pub fn set_lag_compensation(&mut self, rewinds: BTreeMap<EntityId, f64>, max_radius_m: f64) {
+        self.rewinds = rewinds;
+        self.max_radius_m = max_radius_m;
+    }
+
+    /// How far back `shooter`'s gun rays test their targets this tick, ticks.
+    pub fn rewind_of(&self, shooter: EntityId) -> f64 {
+        self.rewinds.get(&shooter).copied().unwrap_or(0.0)
+    }
+
     pub fn step(&mut self, world: &mut World, report: &StepReport, tick: u64, wind: &WindField) {
         self.effects.begin_tick();
         for &id in &report.crashed {

@@ -27,6 +27,7 @@ use crate::combat::damage::Credit;
 use crate::combat::missiles::{self, LiveDecoy};
 use crate::combat::stores::{Delivery, ROUND_UNITS};
 use crate::combat::{CombatSystem, JETTISON_STATION, KEEP, PilotInput, Refusals};
+use crate::lagcomp::Ray;
 use crate::pool::EntityId;
 use crate::world::{Body, World};
 use fl_combat::draw::{DrawKey, Purpose};
@@ -104,49 +105,29 @@ pub struct RayHit {
     pub point: Vec3,
 }
 
-/// The first entity a gun round's ray from `origin` along unit `dir` passes within its hit
-/// sphere, out to `range_m`: the nearest along the ray, ties to the lower index. The shooter,
-/// projectiles, wrecks and entities that take no damage are never hit.
-///
-/// This tests **current** positions. It is the one place a gun round meets the world, and it
-/// is replaced by the lag-compensated query when `wip/lagcomp` lands (rewinding each candidate
-/// to what the shooter saw).
+/// The nearest entity a gun round fired by `shooter` from `origin` along `dir` (unit) hits
+/// within `range_m`: the hitscan of the spec's lag compensation. Targets are tested where they
+/// were `rewind_ticks` ago (what the shooter saw, [`crate::lagcomp`]; 0 for an AI), with their
+/// kit's collision radius; the shooter, projectiles, wrecks and entities that take no damage are
+/// never hit. Damage then applies to the entity as it is now.
 pub fn gun_ray_hit(
     world: &World,
     shooter: EntityId,
-    origin: Vec3,
-    dir: Vec3,
-    range_m: f64,
+    ray: &Ray,
+    rewind_ticks: f64,
+    max_radius_m: f64,
 ) -> Option<RayHit> {
-    let mut best: Option<RayHit> = None;
-    for (id, e) in world.iter() {
-        if id == shooter
-            || e.combat.projectile.is_some()
-            || e.combat.is_out()
-            || e.crashed_at.is_some()
-        {
-            continue;
+    let hit = world.ray_hits(ray, rewind_ticks, shooter, max_radius_m, |_, e| {
+        if e.combat.projectile.is_some() || e.combat.is_out() || e.crashed_at.is_some() {
+            return 0.0;
         }
-        let Some(kit) = e.combat.kit.as_deref() else {
-            continue;
-        };
-        let rel = e.position() - origin;
-        let t = rel.dot(dir);
-        if !(t >= 0.0 && t <= range_m) || best.is_some_and(|b| t >= b.distance_m) {
-            continue;
-        }
-        let closest = rel - dir * t;
-        let r = kit.collision_radius_m;
-        if closest.dot(closest) > r * r {
-            continue;
-        }
-        best = Some(RayHit {
-            entity: id,
-            distance_m: t,
-            point: origin + dir * t,
-        });
-    }
-    best
+        e.combat.kit.as_deref().map_or(0.0, |k| k.collision_radius_m)
+    })?;
+    Some(RayHit {
+        entity: hit.entity,
+        distance_m: hit.distance_m,
+        point: hit.point,
+    })
 }
 
 /// `forward` turned by a seeded angle uniform over the cone of `half_angle` (two draws).
@@ -317,7 +298,13 @@ fn fire_guns(sys: &mut CombatSystem, world: &mut World, id: EntityId, press: boo
             };
             let dir = disperse(shooter.forward, shooter.up, gun.dispersion_rad, key);
             sys.totals.rounds_fired += 1;
-            let Some(hit) = gun_ray_hit(world, id, shooter.position, dir, gun.range_m) else {
+            let ray = Ray {
+                origin: shooter.position,
+                dir,
+                range_m: gun.range_m,
+            };
+            let Some(hit) = gun_ray_hit(world, id, &ray, sys.rewind_of(id), sys.max_radius_m)
+            else {
                 continue;
             };
             if sys.damage(world, hit.entity, gun.damage, shooter.credit(class, tick)) {

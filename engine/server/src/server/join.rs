@@ -71,6 +71,7 @@ impl Server {
                 malformed: MalformedBudget::full(self.cfg.malformed_burst, self.service_ticks),
                 respawn_held: false,
                 last_delay_ticks: 0,
+                view: Default::default(),
                 last_heard: self.service_ticks,
             },
         );

@@ -98,6 +98,10 @@ pub struct TestClient {
     pub radar_mode: u8,
     /// Snapshots to pretend were lost (not acked), by tick.
     pub ignore_ticks: std::collections::BTreeSet<u64>,
+    /// Extension entries every input carries.
+    pub input_ext: Extensions,
+    /// The ack stamp's tick of every input sent, by sequence number.
+    pub sent_ticks: std::collections::BTreeMap<u32, u64>,
     decoder: SnapshotDecoder,
     events: Vec<ClientEvent>,
 }
@@ -122,6 +126,8 @@ impl TestClient {
             selected_station: 255,
             radar_mode: 255,
             ignore_ticks: Default::default(),
+            input_ext: Extensions::new(),
+            sent_ticks: Default::default(),
             decoder: SnapshotDecoder::new(),
             events: Vec::new(),
         }
@@ -207,9 +213,12 @@ impl TestClient {
                 radar_mode: self.radar_mode,
                 ..Default::default()
             };
+            self.sent_ticks.insert(self.seq, stamp.high);
             let _ = self.transport.send(
                 Channel::Unreliable,
-                &Message::from(input).encode().expect("encodes"),
+                &Message::from(input)
+                    .encode_with(&self.input_ext)
+                    .expect("encodes"),
             );
         }
     }
