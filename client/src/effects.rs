@@ -82,7 +82,11 @@ impl VisualEffects {
     /// a record with a position that is not finite is skipped.
     pub fn ingest(&mut self, records: &[EffectRecord], frame: &RenderFrame, now: Duration) {
         if !records.is_empty() {
-            tracing::debug!(count = records.len(), live = self.live.len(), "effect records");
+            tracing::debug!(
+                count = records.len(),
+                live = self.live.len(),
+                "effect records"
+            );
         }
         for r in records {
             let at = DVec3::new(

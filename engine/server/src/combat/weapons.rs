@@ -121,7 +121,10 @@ pub fn gun_ray_hit(
         if e.combat.projectile.is_some() || e.combat.is_out() || e.crashed_at.is_some() {
             return 0.0;
         }
-        e.combat.kit.as_deref().map_or(0.0, |k| k.collision_radius_m)
+        e.combat
+            .kit
+            .as_deref()
+            .map_or(0.0, |k| k.collision_radius_m)
     })?;
     Some(RayHit {
         entity: hit.entity,
