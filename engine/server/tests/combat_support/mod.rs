@@ -59,20 +59,30 @@ impl Fight {
     /// A server with the pack's types and `pilots` clients flying F-5Es (`None` without the
     /// pack).
     pub fn new(seed: u64, pilots: usize, cfg: ServerConfig, why: &str) -> Option<Fight> {
+        Self::with_link(seed, pilots, cfg, LinkConfig::default(), why)
+    }
+
+    /// [`Fight::new`] with every client on `link`.
+    pub fn with_link(
+        seed: u64,
+        pilots: usize,
+        cfg: ServerConfig,
+        link: LinkConfig,
+        why: &str,
+    ) -> Option<Fight> {
         let types = pack_types(why)?;
         let mut f = Fight {
             h: Harness::with_types(seed, cfg, types),
             clients: Vec::new(),
         };
         for i in 0..pilots {
-            let mut c = f.h.connect(
-                IpAddr::from([127, 0, 0, 1 + i as u8]),
-                LinkConfig::default(),
-            );
+            let mut c = f.h.connect(IpAddr::from([127, 0, 0, 1 + i as u8]), link);
             c.send_inputs = true;
             f.clients.push(c);
         }
-        f.run(3);
+        // The hello's round trip (three ticks on a perfect link).
+        let trip = (2 * link.to_server.latency.as_millis() as usize).div_ceil(16);
+        f.run(3 + trip);
         for c in &mut f.clients {
             let req = ConnectRequest {
                 requested_role: PeerRole::Pilot,
@@ -90,7 +100,8 @@ impl Fight {
                 &Message::from(req).encode().expect("encodes"),
             );
         }
-        f.run(10);
+        // Long enough for the handshake over a slow link too.
+        f.run(10 + 2 * trip);
         for c in &f.clients {
             assert!(c.refusal().is_none(), "{:?}", c.refusal());
             assert!(c.admitted().is_some(), "admitted");
