@@ -989,6 +989,11 @@ pub fn extras_from_client(
         .filter(|m| m.received_at <= now && now.saturating_sub(m.received_at) < m.display)
         .map(|m| m.lines.join(" / "))
         .filter(|s| !s.is_empty());
+    let combat = crate::hud::combat::kill_feed(
+        &session.combat().kills,
+        session.own_entity().map(|o| o.idx),
+        now,
+    );
     HudExtras {
         max_g,
         bingo_fuel_kg,
@@ -997,7 +1002,7 @@ pub fn extras_from_client(
         server_throttled: session.server_throttle().is_some(),
         notices: recent.into_iter().rev().collect(),
         motd,
-        combat: None,
+        combat,
         scopes: None,
     }
 }

@@ -1035,7 +1035,7 @@ impl ClientSession {
                     });
                 }
             }
-            Message::CombatEvent(e) if reliable => self.combat.on_event(&e),
+            Message::CombatEvent(e) if reliable => self.combat.on_event(&e, now),
             Message::AdminResponse(r) => {
                 self.push_admin(r.text.as_str());
                 self.events.push(SessionEvent::AdminOutput {

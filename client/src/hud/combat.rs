@@ -8,13 +8,17 @@
 //! not: decide what is locked or in range (the server's sensing and the caller's envelope do),
 //! read the clock or blink (the HUD is a pure function of its inputs).
 
+use std::time::Duration;
+
 use egui::{Align2, Pos2, Rect, pos2, vec2};
 use fl_flight::AircraftState;
 use fl_flight::math::Vec3;
+use fl_protocol::enums::WeaponType;
 
 use super::canvas::Canvas;
 use super::projection::Projection;
 use super::{AMBER, Metrics, RED, Units};
+use crate::session::combat::Kill;
 
 /// Range the pipper's ring shows full (a closed circle), m: about the guns' effective range.
 pub const GUN_RING_FULL_M: f64 = 1_200.0;
@@ -357,6 +361,70 @@ fn draw_envelope(c: &mut Canvas<'_>, m: &Metrics, glass: Rect, e: Envelope) {
     }
 }
 
+/// How long a kill stays in the HUD's feed.
+pub const KILL_FEED_DISPLAY: Duration = Duration::from_secs(10);
+/// How long the player's own kill (or loss) is announced under the boresight.
+pub const KILL_MESSAGE_DISPLAY: Duration = Duration::from_secs(3);
+
+/// The kill feed from the session's kills at `now`: the kills of the last [`KILL_FEED_DISPLAY`] as
+/// "instigator [WEAPON] subject" (the player is "You"; a player's aircraft "Player <peer>",
+/// others "AI #<index>" until rosters name them), and the player's own kill or loss of the last
+/// [`KILL_MESSAGE_DISPLAY`]. `None` when there is nothing to show.
+pub fn kill_feed(kills: &[Kill], own: Option<u32>, now: Duration) -> Option<CombatCues> {
+    let recent: Vec<&Kill> = kills
+        .iter()
+        .filter(|k| k.received_at <= now && now - k.received_at < KILL_FEED_DISPLAY)
+        .collect();
+    if recent.is_empty() {
+        return None;
+    }
+    let name = |idx: u32, peer: Option<u32>| {
+        if Some(idx) == own {
+            "You".to_owned()
+        } else if let Some(p) = peer {
+            format!("Player {p}")
+        } else {
+            format!("AI #{idx}")
+        }
+    };
+    let weapon = |k: &Kill| match k.weapon {
+        Some(WeaponType::Gun) => "GUN",
+        Some(WeaponType::Missile) => "MSL",
+        Some(WeaponType::Rocket) => "RKT",
+        Some(WeaponType::Bomb) => "BOMB",
+        _ if k.instigator.is_none() => "CRASH",
+        _ => "?",
+    };
+    let feed = recent
+        .iter()
+        .map(|k| {
+            let subject = name(k.subject.0, k.subject_peer);
+            match k.instigator {
+                Some((i, _)) => format!("{} [{}] {subject}", name(i, k.instigator_peer), weapon(k)),
+                None => format!("{subject} [{}]", weapon(k)),
+            }
+        })
+        .collect();
+    let message = recent
+        .iter()
+        .rev()
+        .find(|k| now - k.received_at < KILL_MESSAGE_DISPLAY)
+        .and_then(|k| {
+            if own.is_some() && k.instigator.map(|i| i.0) == own {
+                Some(format!("KILL {}", name(k.subject.0, k.subject_peer)))
+            } else if own == Some(k.subject.0) {
+                Some("SHOT DOWN".to_owned())
+            } else {
+                None
+            }
+        });
+    Some(CombatCues {
+        feed,
+        message,
+        ..CombatCues::default()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,6 +482,50 @@ mod tests {
         let mut spinning = level_state();
         spinning.body_rates = Vec3::new(0.0, f64::INFINITY, 0.0);
         assert_eq!(gun_pipper(&spinning, G, 1000.0, 500.0), None);
+    }
+
+    #[test]
+    fn the_kill_feed_names_the_player_fades_and_announces_its_own_kills() {
+        let kill = |subject: u32, instigator: Option<u32>, peer: Option<u32>, at: u64| Kill {
+            subject: (subject, 1),
+            instigator: instigator.map(|i| (i, 1)),
+            weapon: instigator.map(|_| WeaponType::Gun),
+            instigator_peer: peer,
+            subject_peer: None,
+            received_at: Duration::from_secs(at),
+        };
+        let kills = [
+            kill(4, Some(9), Some(2), 1),
+            kill(5, Some(1), Some(7), 20),
+            kill(1, None, None, 21),
+        ];
+        let at = |s| kill_feed(&kills, Some(1), Duration::from_secs(s));
+        let c = at(21).expect("two recent kills");
+        assert_eq!(
+            c.feed,
+            ["You [GUN] AI #5", "You [CRASH]"].map(str::to_owned)
+        );
+        // The newest within 3 s is the player's own loss.
+        assert_eq!(c.message.as_deref(), Some("SHOT DOWN"));
+        let c = kill_feed(&kills[..2], Some(1), Duration::from_secs(21)).expect("one");
+        assert_eq!(c.message.as_deref(), Some("KILL AI #5"));
+        assert_eq!(
+            kill_feed(&kills[..1], Some(1), Duration::from_secs(2))
+                .expect("one")
+                .feed,
+            ["Player 2 [GUN] AI #4"]
+        );
+        // Faded after 10 s; nothing at all gives no cues.
+        assert_eq!(
+            kill_feed(&kills[..1], Some(1), Duration::from_secs(12)),
+            None
+        );
+        assert_eq!(kill_feed(&[], None, Duration::ZERO), None);
+        // A kill heard "later" than now (a reset clock) is not shown.
+        assert_eq!(
+            kill_feed(&kills[2..], Some(1), Duration::from_secs(3)),
+            None
+        );
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! records, each replacing the last). Unknown record types are skipped, as the spec asks.
 //! Must not: judge anything — the server is the truth; this only keeps what it said.
 
+use std::time::Duration;
+
 use fl_protocol::enums::{CombatEventType, WeaponType};
 use fl_protocol::msg::combat::CombatEvent;
 
@@ -24,6 +26,8 @@ pub struct Kill {
     pub instigator_peer: Option<u32>,
     /// The subject's owning peer.
     pub subject_peer: Option<u32>,
+    /// Session time it was heard (the kill feed fades by it).
+    pub received_at: Duration,
 }
 
 /// The peer's own tallies, as last told.
@@ -47,7 +51,7 @@ pub struct CombatLog {
 }
 
 impl CombatLog {
-    pub(super) fn on_event(&mut self, ev: &CombatEvent) {
+    pub(super) fn on_event(&mut self, ev: &CombatEvent, now: Duration) {
         for r in &ev.records {
             match r.event_type() {
                 Some(CombatEventType::Kill) => {
@@ -62,6 +66,7 @@ impl CombatLog {
                         weapon: r.weapon_type(),
                         instigator_peer: peer(r.a),
                         subject_peer: peer(r.b),
+                        received_at: now,
                     });
                 }
                 Some(CombatEventType::Stats) => {
@@ -102,19 +107,23 @@ mod tests {
     #[test]
     fn kills_stats_and_shots_are_kept_and_unknown_records_skipped() {
         let mut log = CombatLog::default();
-        log.on_event(&CombatEvent {
-            records: vec![
-                rec(0, NONE, 3, 0),
-                rec(9, 1, 1, 1),
-                rec(1, 2, 1, 20),
-                rec(2, 50, 13, 104),
-            ],
-        });
+        log.on_event(
+            &CombatEvent {
+                records: vec![
+                    rec(0, NONE, 3, 0),
+                    rec(9, 1, 1, 1),
+                    rec(1, 2, 1, 20),
+                    rec(2, 50, 13, 104),
+                ],
+            },
+            Duration::from_secs(5),
+        );
         assert_eq!(log.kills.len(), 1);
         let k = log.kills[0];
         assert_eq!(k.subject, (7, 2));
         assert_eq!(k.instigator, None, "the environment");
         assert_eq!((k.instigator_peer, k.subject_peer), (None, Some(3)));
+        assert_eq!(k.received_at, Duration::from_secs(5));
         assert_eq!(log.unknown_records, 1);
         assert_eq!(
             log.tallies,
