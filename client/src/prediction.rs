@@ -493,6 +493,11 @@ impl ClientPrediction {
         self.entity
     }
 
+    /// The planet the prediction flies on.
+    pub fn planet(&self) -> &Planet {
+        &self.planet
+    }
+
     /// The newest predicted state.
     pub fn state(&self) -> Option<&AircraftState> {
         self.current.as_ref()

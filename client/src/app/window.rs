@@ -1136,7 +1136,38 @@ fn hud_extras(
         extras.ping_ms = None;
         extras.loss_percent = None;
     }
+    if let Some(gun) = gun_sight(f) {
+        extras.combat.get_or_insert_with(Default::default).gun = Some(gun);
+    }
     extras
+}
+
+/// The range the gun sight solves for until a radar lock gives the target's, m.
+const GUN_SIGHT_DEFAULT_RANGE_M: f64 = 500.0;
+
+/// The lead-computing gun sight of the own aircraft, when its type carries a gun (its default
+/// loadout's first gun station, with that gun's muzzle velocity).
+fn gun_sight(f: &Flight) -> Option<hud::combat::GunCue> {
+    let client = &f.launched.client;
+    let id = client.own_type_id()?;
+    let content = &f.launched.content;
+    let t = content.types().iter().find(|t| t.id() == id)?;
+    let gun = t
+        .def
+        .hardpoints
+        .iter()
+        .filter_map(|h| h.default.as_deref())
+        .filter_map(|w| content.weapon(w))
+        .find_map(|w| w.gun.as_ref())?;
+    let prediction = client.prediction();
+    let state = prediction.state()?;
+    let gravity = prediction.planet().gravity(state.position);
+    hud::combat::gun_pipper(
+        state,
+        gravity,
+        gun.muzzle_velocity_mps,
+        GUN_SIGHT_DEFAULT_RANGE_M,
+    )
 }
 
 fn debrief(f: &Flight) -> ui::DebriefStats {
