@@ -248,7 +248,7 @@ pub fn attitude(enu: &Enu, q: Quat) -> Attitude {
 
 /// The rotation whose matrix has the given columns (images of X, Y, Z; an orthonormal,
 /// right-handed basis), by Shepperd's method.
-fn quat_from_basis(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+pub fn quat_from_basis(x: Vec3, y: Vec3, z: Vec3) -> Quat {
     let (m00, m01, m02) = (x.x, y.x, z.x);
     let (m10, m11, m12) = (x.y, y.y, z.y);
     let (m20, m21, m22) = (x.z, y.z, z.z);

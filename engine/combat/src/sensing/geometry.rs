@@ -85,44 +85,7 @@ pub fn look_along(forward: Vec3, up_hint: Vec3) -> Quat {
     }
     let u = r.cross(f);
     // The rotation's columns are the body axes in the world: X = r, Y = u, Z = −f.
-    let (m00, m01, m02) = (r.x, u.x, -f.x);
-    let (m10, m11, m12) = (r.y, u.y, -f.y);
-    let (m20, m21, m22) = (r.z, u.z, -f.z);
-    let trace = m00 + m11 + m22;
-    let q = if trace > 0.0 {
-        let s = sqrt(trace + 1.0) * 2.0;
-        Quat {
-            w: 0.25 * s,
-            x: (m21 - m12) / s,
-            y: (m02 - m20) / s,
-            z: (m10 - m01) / s,
-        }
-    } else if m00 > m11 && m00 > m22 {
-        let s = sqrt(1.0 + m00 - m11 - m22) * 2.0;
-        Quat {
-            w: (m21 - m12) / s,
-            x: 0.25 * s,
-            y: (m01 + m10) / s,
-            z: (m02 + m20) / s,
-        }
-    } else if m11 > m22 {
-        let s = sqrt(1.0 + m11 - m00 - m22) * 2.0;
-        Quat {
-            w: (m02 - m20) / s,
-            x: (m01 + m10) / s,
-            y: 0.25 * s,
-            z: (m12 + m21) / s,
-        }
-    } else {
-        let s = sqrt(1.0 + m22 - m00 - m11) * 2.0;
-        Quat {
-            w: (m10 - m01) / s,
-            x: (m02 + m20) / s,
-            y: (m12 + m21) / s,
-            z: 0.25 * s,
-        }
-    };
-    q.normalize()
+    fl_flight::geodetic::quat_from_basis(r, u, -f)
 }
 
 /// A target's position as seen from an observer.
