@@ -25,6 +25,7 @@ fn points() -> Vec<(f64, f64)> {
 
 fn bench(c: &mut Criterion) {
     let pts = points();
+    count_mode(&pts);
     let base = Terrain::default();
     let mut i = 0usize;
     c.bench_function("height_at base only", |b| {
@@ -33,20 +34,9 @@ fn bench(c: &mut Criterion) {
             black_box(base.height_at(pts[i].0, pts[i].1))
         })
     });
-    let Some(pack) = fl_fixtures::fixture_pack() else {
-        eprintln!("fixture pack not found: NTTR bench skipped");
+    let Some(t) = nttr_warm(&pts) else {
         return;
     };
-    let content = Content::load(&LoadOptions {
-        pack_dirs: vec![pack],
-        on_error: ErrorPolicy::SkipAndReport,
-        ..Default::default()
-    })
-    .expect("fixture pack loads");
-    let t = Terrain::from_content(&content, TerrainConfig::default());
-    for p in &pts {
-        black_box(t.height_at(p.0, p.1)); // warm: every tile decoded once
-    }
     c.bench_function("height_at NTTR warm", |b| {
         b.iter(|| {
             i = (i + 1) & 4095;
@@ -122,6 +112,60 @@ fn bench(c: &mut Criterion) {
             black_box(fl_flight::env::Floor::sample(&t, &planet, world[i]))
         })
     });
+}
+
+/// The fixture pack's terrain with every tile under `pts` decoded (`None`: no fixture).
+fn nttr_warm(pts: &[(f64, f64)]) -> Option<Terrain> {
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        eprintln!("fixture pack not found: NTTR bench skipped");
+        return None;
+    };
+    let content = Content::load(&LoadOptions {
+        pack_dirs: vec![pack],
+        on_error: ErrorPolicy::SkipAndReport,
+        ..Default::default()
+    })
+    .expect("fixture pack loads");
+    let t = Terrain::from_content(&content, TerrainConfig::default());
+    for p in pts {
+        black_box(t.height_at(p.0, p.1)); // warm: every tile decoded once
+    }
+    Some(t)
+}
+
+/// Instruction counting (load-independent, unlike any timing on a shared machine): with
+/// `FL_TERRAIN_CALLS=N` the bench makes N warm `height_at` calls over the NTTR points (after
+/// the same setup and warm-up) and exits, without criterion. Run it twice under
+/// `valgrind --tool=callgrind` (N = 0 and N = 1,000,000, say): the difference of the totals
+/// divided by N is the instructions per call. `FL_TERRAIN_PATH=world` asks `height_at_world`
+/// instead.
+fn count_mode(pts: &[(f64, f64)]) {
+    let Some(n) = std::env::var("FL_TERRAIN_CALLS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return;
+    };
+    let Some(t) = nttr_warm(pts) else {
+        return;
+    };
+    let world = std::env::var("FL_TERRAIN_PATH").is_ok_and(|v| v == "world");
+    let r = fl_flight::gravity::Planet::earth().radius_m;
+    let w: Vec<_> = pts
+        .iter()
+        .map(|p| fl_terrain::cube::latlon_to_world(r, p.0, p.1, 1500.0))
+        .collect();
+    let mut sum = 0.0;
+    for k in 0..n {
+        let i = k & 4095;
+        sum += if world {
+            t.height_at_world(r, black_box(w[i]))
+        } else {
+            t.height_at(black_box(pts[i].0), black_box(pts[i].1))
+        };
+    }
+    println!("{n} calls, sum {sum}");
+    std::process::exit(0);
 }
 
 /// This thread's CPU time (user + system), seconds, from /proc (Linux); `None` elsewhere.

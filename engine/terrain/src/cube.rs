@@ -76,6 +76,7 @@ impl TileKey {
     }
 
     /// The tile holding face position (u, v) at `level`.
+    #[inline]
     pub fn at(face: u8, level: u8, u: f64, v: f64) -> Self {
         Self {
             face,

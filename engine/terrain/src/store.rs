@@ -253,6 +253,28 @@ impl TileStore {
         })
     }
 
+    /// [`TileStore::with_recent`] for a height tile, applied to its samples: the warm path's
+    /// one look (no index, no lock, no reference count).
+    #[inline]
+    pub(crate) fn with_recent_heights<R>(
+        &self,
+        key: TileKey,
+        f: impl FnOnce(&tile::Heights, bool, u16) -> R,
+    ) -> Option<R> {
+        let k = (Layer::Heights, key.packed());
+        RECENT_TILES.with(|r| {
+            let r = r.borrow();
+            match &r[recent_slot(k)] {
+                (id, kk, Some(TileData::Heights(h)), interior, neighbours)
+                    if *id == self.id && *kk == k =>
+                {
+                    Some(f(h, *interior, *neighbours))
+                }
+                _ => None,
+            }
+        })
+    }
+
     /// Records a tile's [`TileFile::neighbours`] in this thread's recent tiles (when it is
     /// there), once the terrain has learnt them.
     pub(crate) fn note_recent_neighbours(&self, layer: Layer, key: TileKey, neighbours: u16) {

@@ -81,6 +81,8 @@ pub struct Terrain {
     digests: Arc<OnceLock<PackDigests>>,
     /// One per theater with pack heights along its edge, in index order (built at load).
     skirts: Arc<[Skirt]>,
+    /// `cfg.level_margin_cells` in tile-local units (the level-edge blend's width).
+    level_margin: f64,
 }
 
 impl std::fmt::Debug for Terrain {
@@ -139,6 +141,7 @@ impl Terrain {
         let mut t = Self {
             store: Arc::new(TileStore::new(index, cfg.cache_bytes)),
             base: Base::new(cfg.seed),
+            level_margin: cfg.level_margin_cells / TILE_CELLS as f64,
             cfg,
             digests: Arc::new(OnceLock::new()),
             skirts: Arc::from(Vec::new()),
@@ -292,6 +295,24 @@ impl Terrain {
         }
         let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
         let top = self.store.index().height_levels[usize::from(fp.face)];
+        if let Some((height_m, level)) = self.warm_interior(fp, top) {
+            return HeightInfo {
+                height_m,
+                level: Some(level),
+                pack_weight: 1.0,
+            };
+        }
+        self.height_info_general(d, fp, top)
+    }
+
+    /// [`Terrain::height_info_at`] without the warm shortcut: the level loop with its gate and
+    /// blends (every case; the shortcut answers a subset of them with the same bits).
+    fn height_info_general(&self, d: Vec3, fp: FacePos, top: u32) -> HeightInfo {
+        let base_only = |h: f64| HeightInfo {
+            height_m: h,
+            level: None,
+            pack_weight: 0.0,
+        };
         // The theater weight is asked (once) as soon as the tile is known not to be a theater
         // interior tile; a tile deeper inside a theater than the margin needs none (and no
         // latitude/longitude): the common case, kept cheap.
@@ -322,6 +343,35 @@ impl Terrain {
             level: Some(level),
             pack_weight: w,
         }
+    }
+
+    /// The common warm case, answered with one look at the thread's recent tiles: the finest
+    /// level's tile at `fp` is there, lies deeper inside a theater than the blend margin, and
+    /// the point is away from the level's coverage edge (outside the level margin, or every
+    /// neighbour at this level known readable). Then [`Terrain::pack_height_gated`] would
+    /// return this tile's bilinear sample with weight 1 at its first step (and
+    /// [`Terrain::height_info_at`] the sample itself): the same arithmetic on the same
+    /// samples, so the same bits, without the level loop, the gate or the blend plumbing.
+    /// `None`: anything else (the general path decides).
+    #[inline]
+    fn warm_interior(&self, fp: FacePos, top: u32) -> Option<(f64, u8)> {
+        if top == 0 {
+            return None;
+        }
+        let level = 31 - top.leading_zeros() as u8;
+        let key = TileKey::at(fp.face, level, fp.u, fp.v);
+        let n = f64::from(key.tiles_per_axis());
+        let s = fp.u * n - f64::from(key.i);
+        let t = fp.v * n - f64::from(key.j);
+        let m = self.level_margin;
+        self.store
+            .with_recent_heights(key, |h, interior, neighbours| {
+                let away = m <= 0.0 || (s >= m && s <= 1.0 - m && t >= m && t <= 1.0 - m);
+                let covered = neighbours & NEIGHBOURS_KNOWN != 0 && neighbours & 0xff == 0xff;
+                (interior && (away || covered)).then(|| bilinear(h, s, t))
+            })
+            .flatten()
+            .map(|h| (h, level))
     }
 
     /// The theaters' weight at `d`: 0 outside every theater, 1 deeper than the margin inside one.
@@ -450,7 +500,7 @@ impl Terrain {
     /// known yet, only near an edge).
     #[inline]
     fn edge_weight(&self, key: TileKey, tile: Known<'_>, s: f64, t: f64) -> f64 {
-        let m = self.cfg.level_margin_cells / TILE_CELLS as f64;
+        let m = self.level_margin;
         if m <= 0.0 || (s >= m && s <= 1.0 - m && t >= m && t <= 1.0 - m) {
             return 1.0;
         }
@@ -640,9 +690,10 @@ pub fn bilinear(h: &[i16], s: f64, t: f64) -> f64 {
     let x = (s * TILE_CELLS as f64).clamp(0.0, TILE_CELLS as f64);
     let y = (t * TILE_CELLS as f64).clamp(0.0, TILE_CELLS as f64);
     // x, y ∈ [0, 128] (or NaN, which `as` turns into 0 as floor's NaN would be): truncation is
-    // floor here, without libm's out-of-line call.
-    let c0 = (x as usize).min(TILE_CELLS - 1);
-    let r0 = (y as usize).min(TILE_CELLS - 1);
+    // floor here, without libm's out-of-line call. Through i32: x86-64 converts to a signed
+    // integer in one instruction, to an unsigned 64-bit one in seven (the same values here).
+    let c0 = (x as i32 as usize).min(TILE_CELLS - 1);
+    let r0 = (y as i32 as usize).min(TILE_CELLS - 1);
     let (fx, fy) = (x - c0 as f64, y - r0 as f64);
     // The four samples from one slice (one bounds check instead of four).
     let q = &h[r0 * TILE_SIZE + c0..][..TILE_SIZE + 2];
@@ -672,4 +723,162 @@ impl Floor for Terrain {
 fn terrain_is_send_and_sync() {
     fn is<T: Send + Sync>() {}
     is::<Terrain>();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic stream in [0, 1).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    fn fixture(cfg: TerrainConfig) -> Option<Terrain> {
+        let pack = fl_fixtures::fixture_pack()?;
+        let content = Content::load(&fl_content::LoadOptions {
+            pack_dirs: vec![pack],
+            on_error: fl_content::ErrorPolicy::SkipAndReport,
+            ..Default::default()
+        })
+        .ok()?;
+        Some(Terrain::from_content(&content, cfg))
+    }
+
+    /// Seeded points (with the face position a caller would pass, if any): NTTR and the
+    /// bench's square, both sides of the theater's edges, tile edges and corners of levels
+    /// 6–10 (exactly, a hair off and within the level margin), cube-face edges and corners,
+    /// the skirt and the base far away.
+    fn points() -> Vec<(Vec3, Option<FacePos>)> {
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let mut v = Vec::new();
+        let ll = |lat: f64, lon: f64| (cube::latlon_to_dir(lat, lon), None);
+        for _ in 0..1500 {
+            v.push(ll(35.0 + r.next() * 3.5, -117.5 + r.next() * 4.0));
+        }
+        for _ in 0..1500 {
+            v.push(ll(37.0 + r.next() * 0.18, -115.6 + r.next() * 0.22));
+        }
+        for _ in 0..1500 {
+            let (along, across) = (r.next(), (r.next() - 0.5) * 0.4);
+            v.push(match (r.next() * 4.0) as u32 {
+                0 => ll(35.0 + across, -117.5 + along * 4.0),
+                1 => ll(38.5 + across, -117.5 + along * 4.0),
+                2 => ll(35.0 + along * 3.5, -117.5 + across),
+                _ => ll(35.0 + along * 3.5, -113.5 + across),
+            });
+        }
+        for _ in 0..500 {
+            v.push(ll(28.0 + r.next() * 17.0, -125.0 + r.next() * 19.0));
+        }
+        for _ in 0..500 {
+            v.push(ll(r.next() * 180.0 - 90.0, r.next() * 360.0 - 180.0));
+        }
+        for lon in [-180.0, -135.0, -45.0, 45.0, 135.0, 180.0] {
+            for lat in [0.0, 35.264_389_682_754_654, -35.264_389_682_754_654, 20.0] {
+                for dl in [0.0, 1e-9, -1e-9] {
+                    v.push(ll(lat, lon + dl));
+                }
+            }
+        }
+        for _ in 0..3000 {
+            let level = 6 + (r.next() * 5.0) as u32;
+            let n = f64::from(1u32 << level);
+            let (i, j) = ((0.18 + r.next() * 0.06) * n, (0.91 + r.next() * 0.07) * n);
+            // On a boundary, a hair off it, or within the 16-sample margin of it.
+            let off = match (r.next() * 4.0) as u32 {
+                0 => 0.0,
+                1 => 1e-12,
+                2 => -1e-12,
+                _ => (r.next() - 0.5) * 40.0 / 128.0,
+            };
+            let (u, w) = match (r.next() * 3.0) as u32 {
+                0 => ((libm::floor(i) + off) / n, j / n),
+                1 => (i / n, (libm::floor(j) + off) / n),
+                _ => ((libm::floor(i) + off) / n, (libm::floor(j) + off) / n),
+            };
+            let fp = FacePos {
+                face: 1,
+                u: u.clamp(0.0, 1.0),
+                v: w.clamp(0.0, 1.0),
+            };
+            let d = cube::face_uv_to_dir(fp.face, fp.u, fp.v);
+            // Both as the renderer asks (face position given) and as the simulation does.
+            v.push((d, Some(fp)));
+            v.push((d, None));
+        }
+        v
+    }
+
+    fn general(t: &Terrain, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
+        if t.store.index().heights.is_empty() {
+            return t.height_info_at(d, fp);
+        }
+        let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
+        let top = t.store.index().height_levels[usize::from(fp.face)];
+        t.height_info_general(d, fp, top)
+    }
+
+    fn same(a: HeightInfo, b: HeightInfo) -> bool {
+        a.height_m.to_bits() == b.height_m.to_bits()
+            && a.level == b.level
+            && a.pack_weight.to_bits() == b.pack_weight.to_bits()
+    }
+
+    /// The warm shortcut gives what the general path gives, bit for bit, whatever the thread's
+    /// recent tiles hold: general first then the shortcut (warm), the shortcut first on a fresh
+    /// thread (cold), a shuffled second pass, and a store whose cache holds one tile.
+    #[test]
+    fn warm_shortcut_equals_the_general_path_bit_for_bit() {
+        let Some(t) = fixture(TerrainConfig::default()) else {
+            eprintln!("fixture pack not found: skipped");
+            return;
+        };
+        let pts = points();
+        let mut hits = 0usize;
+        for (d, fp) in &pts {
+            let g = general(&t, *d, *fp);
+            let f = t.height_info_at(*d, *fp);
+            assert!(same(g, f), "{d:?} {fp:?}: general {g:?}, shortcut {f:?}");
+            if f.pack_weight == 1.0 {
+                hits += 1;
+            }
+        }
+        assert!(hits > 3000, "the shortcut's case is common: {hits}");
+        let want: Vec<HeightInfo> = pts.iter().map(|(d, fp)| general(&t, *d, *fp)).collect();
+        // Shortcut first, on threads whose recent tiles start empty, in another order, over a
+        // store with a one-tile cache.
+        let small = fixture(TerrainConfig {
+            cache_bytes: 40_000,
+            ..TerrainConfig::default()
+        })
+        .expect("fixture loads twice");
+        std::thread::scope(|s| {
+            for terrain in [&t, &small] {
+                let (pts, want) = (&pts, &want);
+                s.spawn(move || {
+                    let mut order: Vec<usize> = (0..pts.len()).collect();
+                    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+                    for k in (1..order.len()).rev() {
+                        order.swap(k, (r.next() * (k + 1) as f64) as usize);
+                    }
+                    for pass in 0..2 {
+                        for &k in &order {
+                            let (d, fp) = pts[k];
+                            let f = terrain.height_info_at(d, fp);
+                            assert!(same(want[k], f), "pass {pass} {d:?} {fp:?}: {f:?}");
+                        }
+                    }
+                });
+            }
+        });
+        assert!(small.store().stats().bytes <= 40_000 + 33_282);
+    }
 }
