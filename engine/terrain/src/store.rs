@@ -261,18 +261,29 @@ impl TileStore {
         key: TileKey,
         f: impl FnOnce(&tile::Heights, bool, u16) -> R,
     ) -> Option<R> {
+        // The thread-local's `with` holds only the call, so it inlines here (its accessor is
+        // then called directly, not through the key's function pointer).
+        RECENT_TILES.with(|r| self.recent_heights_in(r, key, f))
+    }
+
+    /// [`TileStore::with_recent_heights`]'s look into the thread's recent tiles.
+    #[inline(never)]
+    fn recent_heights_in<R>(
+        &self,
+        r: &std::cell::RefCell<RecentTiles>,
+        key: TileKey,
+        f: impl FnOnce(&tile::Heights, bool, u16) -> R,
+    ) -> Option<R> {
         let k = (Layer::Heights, key.packed());
-        RECENT_TILES.with(|r| {
-            let r = r.borrow();
-            match &r[recent_slot(k)] {
-                (id, kk, Some(TileData::Heights(h)), interior, neighbours)
-                    if *id == self.id && *kk == k =>
-                {
-                    Some(f(h, *interior, *neighbours))
-                }
-                _ => None,
+        let r = r.borrow();
+        match &r[recent_slot(k)] {
+            (id, kk, Some(TileData::Heights(h)), interior, neighbours)
+                if *id == self.id && *kk == k =>
+            {
+                Some(f(h, *interior, *neighbours))
             }
-        })
+            _ => None,
+        }
     }
 
     /// Records a tile's [`TileFile::neighbours`] in this thread's recent tiles (when it is

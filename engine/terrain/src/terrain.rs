@@ -272,7 +272,17 @@ impl Terrain {
     /// Height at a unit direction from the planet's centre, m.
     #[inline]
     pub fn height_dir(&self, d: Vec3) -> f64 {
-        self.height_info(d).height_m
+        // `height_info(d).height_m`, with the warm case first and no `HeightInfo` built for it.
+        let ix = self.store.index();
+        if ix.heights.is_empty() {
+            return self.outer_height(d);
+        }
+        let fp = cube::dir_to_face_uv(d);
+        let top = ix.height_levels[usize::from(fp.face)];
+        match self.warm_interior(fp, top) {
+            Some((h, _)) => h,
+            None => self.height_info_general(d, fp, top).height_m,
+        }
     }
 
     /// Height with where it came from.
@@ -847,6 +857,11 @@ mod tests {
             let g = general(&t, *d, *fp);
             let f = t.height_info_at(*d, *fp);
             assert!(same(g, f), "{d:?} {fp:?}: general {g:?}, shortcut {f:?}");
+            if fp.is_none() {
+                // `height_dir` (height_at, height_at_world, the floor) has its own copy.
+                let h = t.height_dir(*d);
+                assert_eq!(g.height_m.to_bits(), h.to_bits(), "{d:?}: height_dir {h}");
+            }
             if f.pack_weight == 1.0 {
                 hits += 1;
             }
@@ -874,6 +889,10 @@ mod tests {
                             let (d, fp) = pts[k];
                             let f = terrain.height_info_at(d, fp);
                             assert!(same(want[k], f), "pass {pass} {d:?} {fp:?}: {f:?}");
+                            if fp.is_none() {
+                                let h = terrain.height_dir(d);
+                                assert_eq!(want[k].height_m.to_bits(), h.to_bits(), "{d:?}");
+                            }
                         }
                     }
                 });
