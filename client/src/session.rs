@@ -1039,6 +1039,7 @@ impl ClientSession {
                 }
             }
             Message::CombatEvent(e) if reliable => self.combat.on_event(&e, now),
+            Message::Datalink(d) => self.combat.on_datalink(d),
             Message::AdminResponse(r) => {
                 self.push_admin(r.text.as_str());
                 self.events.push(SessionEvent::AdminOutput {

@@ -340,6 +340,7 @@ fn combat_cues() -> hud::combat::CombatCues {
         weapon: Some(WeaponStatus {
             label: "AIM-9P".into(),
             count: 2,
+            detail: String::new(),
         }),
         gun: None,
         target: Some(TargetCue {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use fl_protocol::enums::{CombatEventType, WeaponType};
-use fl_protocol::msg::combat::CombatEvent;
+use fl_protocol::msg::combat::{CombatEvent, Datalink};
 
 /// Kill records kept (the oldest go first).
 pub const MAX_KILLS: usize = 256;
@@ -48,9 +48,28 @@ pub struct CombatLog {
     pub tallies: Tallies,
     /// Records of types this build does not know (skipped).
     pub unknown_records: u64,
+    /// The latest team picture (`MsgDatalink`, unreliable, ~6 Hz): the newest tick wins, an
+    /// older datagram arriving late is dropped.
+    pub datalink: Option<Datalink>,
 }
 
 impl CombatLog {
+    /// Keeps `dl` when it is newer than the picture held.
+    pub(super) fn on_datalink(&mut self, dl: Datalink) {
+        if self
+            .datalink
+            .as_ref()
+            .is_none_or(|old| dl.tick_index >= old.tick_index)
+        {
+            self.datalink = Some(dl);
+        }
+    }
+
+    /// Forgets the picture (the own aircraft changed or the session left the world).
+    pub fn clear_datalink(&mut self) {
+        self.datalink = None;
+    }
+
     pub(super) fn on_event(&mut self, ev: &CombatEvent, now: Duration) {
         for r in &ev.records {
             match r.event_type() {
