@@ -298,7 +298,7 @@ mod tests {
             type_index: 0,
             target_gen: 1,
             faction_index: 2,
-            state: ContactState::Tracked,
+            state: ContactState::Detected,
             ident,
             sensor_type_mask: 1,
             flags,
