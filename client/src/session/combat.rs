@@ -106,6 +106,30 @@ impl CombatLog {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_newest_datalink_is_kept() {
+        let dl = |tick| Datalink {
+            flags: 0,
+            tick_index: tick,
+            origin: [0.0; 3],
+            tracks: Vec::new(),
+            threats: Vec::new(),
+        };
+        let mut log = CombatLog::default();
+        assert!(log.datalink.is_none(), "nothing before the first");
+        log.on_datalink(dl(20));
+        log.on_datalink(dl(10));
+        assert_eq!(
+            log.datalink.as_ref().map(|d| d.tick_index),
+            Some(20),
+            "a late one is dropped"
+        );
+        log.on_datalink(dl(30));
+        assert_eq!(log.datalink.as_ref().map(|d| d.tick_index), Some(30));
+        log.clear_datalink();
+        assert!(log.datalink.is_none());
+    }
     use super::*;
     use fl_protocol::msg::combat::CombatEventRecord;
 

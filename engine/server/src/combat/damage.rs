@@ -181,4 +181,40 @@ mod tests {
         );
         assert_eq!(engine_fail_flags(None, DamageLevel::Critical), 0);
     }
+
+    #[test]
+    fn the_own_state_words_carry_what_fire_control_and_damage_use() {
+        use crate::combat::Combatant;
+        use fl_combat::own::{OwnCombat, buttons as own};
+        use fl_protocol::enums::buttons;
+        // fl-combat does not depend on the wire: its button bits must be the wire's.
+        assert_eq!(own::GUN, buttons::GUN);
+        assert_eq!(own::FIRE_STORE, buttons::FIRE_STORE);
+        assert_eq!(own::CHAFF_FLARE, buttons::CHAFF_FLARE);
+        assert_eq!(own::EJECT, buttons::EJECT);
+        assert_eq!(crate::combat::KEEP, fl_combat::own::KEEP);
+        assert_eq!(
+            crate::combat::JETTISON_STATION,
+            fl_combat::own::JETTISON_STATION
+        );
+        const {
+            assert!(
+                fl_flight::AircraftState::WORDS + fl_combat::own::MAX_WORDS
+                    <= fl_protocol::tlv::MAX_OWN_STATE_WORDS
+            );
+        }
+        let mut c = Combatant::armed(Some(std::sync::Arc::new(f5e_like())));
+        c.hp = 30.0;
+        let own = c.own_combat(false);
+        assert_eq!(
+            own.factors,
+            Some(DamageFactors {
+                thrust: 0.7,
+                control: 0.8
+            })
+        );
+        assert!(!own.destroyed && !own.inert);
+        assert_eq!(OwnCombat::from_words(&own.to_words()), Some(own));
+        assert!(c.own_combat(true).inert, "a crashed aircraft fires nothing");
+    }
 }
