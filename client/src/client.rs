@@ -409,9 +409,13 @@ impl Client {
                 }
                 self.ticks += 1;
                 if flying {
-                    self.prediction.push_input(
+                    self.prediction.push_input_intent(
                         seq,
                         fl_server::input::controls_from_input(&msg),
+                        fl_combat::own::Intent {
+                            buttons: msg.buttons,
+                            selected_station: msg.selected_station,
+                        },
                         self.session.weather(),
                     );
                 }

@@ -22,6 +22,7 @@ use crate::geom::{angle, lerp, slerp};
 use crate::session::{OwnEntity, OwnSnapshot};
 use crate::stats::Samples;
 use crate::weather::WeatherTimeline;
+use fl_combat::own::{Intent, OwnCombat};
 use fl_flight::env::WindField;
 use fl_flight::gravity::Planet;
 use fl_flight::math::{Quat, Vec3};
@@ -62,6 +63,10 @@ pub struct PredictionConfig {
     /// catches up at this fraction of the own speed (at least [`MIN_TIMELINE_CATCH_UP_MPS`]),
     /// like the input clock running 1.5 % fast, instead of gliding at the correction speed.
     pub timeline_catch_up: f64,
+    /// Predict the own stores, expendables and damage from `SnapshotOwnState`'s combat words
+    /// (off: fly the commanded controls with the snapshot's payload, as before format 2 — kept
+    /// to measure what that costs).
+    pub predict_combat: bool,
 }
 
 /// The slowest a timeline-shift offset is absorbed (a slow or parked aircraft), m/s.
@@ -83,6 +88,7 @@ impl Default for PredictionConfig {
             outage_blend_distance_m: 2000.0,
             outage_recovery: Duration::from_secs(2),
             timeline_catch_up: 0.015,
+            predict_combat: true,
         }
     }
 }
@@ -91,6 +97,8 @@ impl Default for PredictionConfig {
 struct Entry {
     seq: u32,
     controls: Controls,
+    /// What the input asked of fire control (the own stores' consumption).
+    intent: Intent,
     /// The server step it is predicted to be applied by.
     step: Option<u64>,
     /// The predicted state after that step.
@@ -204,6 +212,9 @@ pub struct ClientPrediction {
     history: VecDeque<Entry>,
     offset: Option<i64>,
     current: Option<AircraftState>,
+    /// The own combat state predicted alongside `current` (stores, damage), from the last
+    /// format-2 `SnapshotOwnState`; `None`: fly the commanded controls, payload unchanged.
+    combat: Option<OwnCombat>,
     /// State tick of `current`.
     current_tick: Option<u64>,
     previous: Option<AircraftState>,
@@ -377,6 +388,7 @@ impl ClientPrediction {
             history: VecDeque::new(),
             offset: None,
             current: None,
+            combat: None,
             current_tick: None,
             previous: None,
             chain_exact: false,
@@ -454,6 +466,7 @@ impl ClientPrediction {
             self.stats.snaps += 1;
         }
         self.current = None;
+        self.combat = None;
         self.previous = None;
         self.current_tick = None;
         self.chain_exact = false;
@@ -579,8 +592,52 @@ impl ClientPrediction {
         fl_flight::step(model, state, controls, &env);
     }
 
+    /// One predicted server tick of the own aircraft as the server runs it: the flight step with
+    /// the controls damage leaves (fl-combat's `effective_controls`, as the server's world
+    /// step), then fire control's consumption of `intent` and the payload it leaves (as the
+    /// server's combat step, after the flight step).
+    #[allow(clippy::too_many_arguments)]
+    fn step_tick(
+        &self,
+        model: &AircraftModel,
+        state: &mut AircraftState,
+        combat: &mut Option<OwnCombat>,
+        controls: &Controls,
+        intent: Intent,
+        step: u64,
+        weather: &WeatherTimeline,
+    ) {
+        let Some(c) = combat else {
+            self.step_once(model, state, controls, step, weather);
+            return;
+        };
+        let flown = c.effective_controls(*controls);
+        self.step_once(model, state, &flown, step, weather);
+        c.apply(intent, step);
+        if std::mem::take(&mut c.payload_dirty) {
+            (state.payload_kg, state.payload_cd0) = c.payload();
+        }
+    }
+
+    /// The own combat state predicted with the latest input (stores left, expendables, damage).
+    pub fn combat(&self) -> Option<&OwnCombat> {
+        self.combat.as_ref()
+    }
+
     /// Records input `seq` (sent this tick) and predicts one step with it.
     pub fn push_input(&mut self, seq: u32, controls: Controls, weather: &WeatherTimeline) {
+        self.push_input_intent(seq, controls, Intent::default(), weather);
+    }
+
+    /// [`ClientPrediction::push_input`] with the input's fire-control intent (buttons, selected
+    /// station), which the own stores' prediction consumes.
+    pub fn push_input_intent(
+        &mut self,
+        seq: u32,
+        controls: Controls,
+        intent: Intent,
+        weather: &WeatherTimeline,
+    ) {
         self.stats.inputs += 1;
         if self.history.len() >= self.cfg.history_ticks {
             self.history.pop_front();
@@ -588,6 +645,7 @@ impl ClientPrediction {
         let mut entry = Entry {
             seq,
             controls,
+            intent,
             step: None,
             after: None,
             exact: false,
@@ -606,7 +664,17 @@ impl ClientPrediction {
                 }
             };
             let mut next = state;
-            self.step_once(&model, &mut next, &controls, step, weather);
+            let mut combat = self.combat.clone();
+            self.step_tick(
+                &model,
+                &mut next,
+                &mut combat,
+                &controls,
+                intent,
+                step,
+                weather,
+            );
+            self.combat = combat;
             let exact = !guessed && self.chain_exact && step == tick && weather.is_exact_at(step);
             self.previous = Some(state);
             self.current = Some(next);
@@ -713,19 +781,32 @@ impl ClientPrediction {
         // Reset and replay.
         let offset = self.offset.unwrap_or(0);
         let mut state = base;
+        let mut combat = if exact_base && self.cfg.predict_combat {
+            own.combat.clone()
+        } else {
+            None
+        };
         let mut state_tick = tick;
         let mut previous = None;
         // Without an acknowledged input the input → step mapping is a guess (the delay ticks):
         // nothing replayed from it is exact-basis.
         let mut exact = exact_base && own.acked_seq.is_some();
         for i in first_replay..self.history.len() {
-            let (seq, controls) = {
+            let (seq, controls, intent) = {
                 let e = &self.history[i];
-                (e.seq, e.controls)
+                (e.seq, e.controls, e.intent)
             };
             let step = (i64::from(seq) + offset).max(0) as u64;
             previous = Some(state);
-            self.step_once(&model, &mut state, &controls, step, weather);
+            self.step_tick(
+                &model,
+                &mut state,
+                &mut combat,
+                &controls,
+                intent,
+                step,
+                weather,
+            );
             exact = exact && step == state_tick && weather.is_exact_at(step);
             state_tick = step + 1;
             let e = &mut self.history[i];
@@ -741,6 +822,7 @@ impl ClientPrediction {
                 .and_then(|e| e.after)
         });
         self.current = Some(state);
+        self.combat = combat;
         self.current_tick = Some(state_tick);
         self.chain_exact = exact;
 

@@ -36,8 +36,8 @@ use fl_protocol::msg::handshake::{
 use fl_protocol::msg::world::{ClientInput, Heartbeat};
 use fl_protocol::snapshot::{RETENTION_TICKS, SnapshotDecoder};
 use fl_protocol::tlv::{
-    EffectRecord, Ext, Extensions, MAX_REDUNDANT_INPUTS, OWN_STATE_FORMAT, input_redundancy, tag,
-    ticks_to_milliticks, view_delay_to_wire,
+    EffectRecord, Ext, Extensions, MAX_REDUNDANT_INPUTS, OWN_STATE_FORMAT, OWN_STATE_FORMAT_FLIGHT,
+    input_redundancy, tag, ticks_to_milliticks, view_delay_to_wire,
 };
 use fl_protocol::{FixedStr, Message, MsgId, PROTOCOL_VERSION, Packet};
 use std::collections::BTreeMap;
@@ -207,6 +207,9 @@ pub struct OwnSnapshot {
     pub exact: Option<AircraftState>,
     /// A `SnapshotOwnState` was present but refused (other entity, format, invalid words).
     pub own_state_refused: bool,
+    /// The own combat state (stores, expendables, damage factors) from a format-2
+    /// `SnapshotOwnState`, when its words were valid.
+    pub combat: Option<fl_combat::own::OwnCombat>,
     /// The quantized record.
     pub record: EntityEntry,
     /// `SnapshotLastAckedSeqNum`.
@@ -1036,6 +1039,7 @@ impl ClientSession {
                 }
             }
             Message::CombatEvent(e) if reliable => self.combat.on_event(&e, now),
+            Message::Datalink(d) => self.combat.on_datalink(d),
             Message::AdminResponse(r) => {
                 self.push_admin(r.text.as_str());
                 self.events.push(SessionEvent::AdminOutput {

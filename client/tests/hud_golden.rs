@@ -287,6 +287,24 @@ fn hud_golden_images_at_four_attitudes() {
             settings: imperial,
             check: |r| assert!(r.roll_rad > 0.5, "{r:?}"),
         },
+        Case {
+            // Built by `hud::cues` from a constructed `MsgDatalink` and own combat state.
+            name: DATALINK_CASE,
+            flight: Flight {
+                alt_m: 3_000.0,
+                attitude: (30.0, 5.0, 20.0),
+                speed: 200.0,
+                climb: 0.0,
+                g: 2.0,
+            },
+            setup: |s| s.spool = 0.9,
+            extras: HudExtras {
+                max_g: 4.0,
+                ..HudExtras::default()
+            },
+            settings: metric,
+            check: |r| assert!(r.roll_rad > 0.2, "{r:?}"),
+        },
     ];
 
     let dirs = golden_dirs();
@@ -297,7 +315,12 @@ fn hud_golden_images_at_four_attitudes() {
         let r = read(&planet, &m, &s);
         (case.check)(&r);
         let mut extras = case.extras.clone();
-        if let Some(cues) = &mut extras.combat {
+        if case.name == DATALINK_CASE {
+            let (cues, scopes) = datalink_cues(&s, &planet);
+            assert!(cues.target.is_some() && cues.envelope.is_some() && scopes.is_some());
+            extras.combat = Some(cues);
+            extras.scopes = scopes;
+        } else if let Some(cues) = &mut extras.combat {
             // The gun sight from the state itself, for a target 600 m away.
             cues.gun = hud::combat::gun_pipper(&s, planet.gravity(s.position), 1_000.0, 600.0);
             assert!(cues.gun.is_some());
@@ -340,6 +363,7 @@ fn combat_cues() -> hud::combat::CombatCues {
         weapon: Some(WeaponStatus {
             label: "AIM-9P".into(),
             count: 2,
+            detail: String::new(),
         }),
         gun: None,
         target: Some(TargetCue {
@@ -366,6 +390,130 @@ fn combat_cues() -> hud::combat::CombatCues {
         ],
         message: Some("KILL Bandit 2".into()),
     }
+}
+
+/// The golden case whose cues `hud::cues` builds from data.
+const DATALINK_CASE: &str = "hud_datalink_cues";
+
+/// The cues as flight builds them: an F-5E-like loadout (a gun with 212 rounds, one AIM-9P of
+/// two left, the second selected), and a team picture with a locked foe 2.4 km ahead a little
+/// right and up, a friend off the left, an unknown coasting, a search and a lock strobe.
+fn datalink_cues(
+    s: &AircraftState,
+    planet: &Planet,
+) -> (hud::combat::CombatCues, Option<hud::scopes::Scopes>) {
+    use fl_combat::own::{OwnCombat, OwnStore, StoreKind};
+    use fl_flight::math::Vec3;
+    use fl_protocol::enums::{ContactState, Identification, SensorType, ThreatLevel};
+    use fl_protocol::msg::combat::{
+        Datalink, DatalinkThreat, DatalinkTrack, TRACK_FLAG_FIRING_QUALITY,
+    };
+    use hud::cues::{CueInputs, StationInfo};
+    let ahead = |x: f64, y: f64, z: f64| {
+        let w = s.orientation.rotate(Vec3::new(x, y, z));
+        [w.x as f32, w.y as f32, w.z as f32]
+    };
+    let track = |idx, rel_pos, ident, state, flags| DatalinkTrack {
+        target_idx: idx,
+        type_index: 0,
+        target_gen: 1,
+        faction_index: 2,
+        state,
+        ident,
+        sensor_type_mask: 1,
+        flags,
+        rel_pos,
+        rel_vel: [0.0, 0.0, 0.0],
+    };
+    let threat = |rel_pos, level| DatalinkThreat {
+        emitter_idx: 40,
+        emitter_type_index: 0,
+        emitter_gen: 1,
+        emitter_faction_index: 2,
+        channel: SensorType::Radar,
+        level,
+        ident: Identification::Foe,
+        flags: 0,
+        rel_pos,
+    };
+    let dl = Datalink {
+        flags: 0,
+        tick_index: 600,
+        origin: [s.position.x, s.position.y, s.position.z],
+        tracks: vec![
+            track(
+                3,
+                ahead(160.0, 90.0, -2_400.0),
+                Identification::Foe,
+                ContactState::Locked,
+                TRACK_FLAG_FIRING_QUALITY,
+            ),
+            track(
+                4,
+                ahead(-3_500.0, 0.0, -6_000.0),
+                Identification::Friend,
+                ContactState::Detected,
+                0,
+            ),
+            track(
+                5,
+                ahead(-6_000.0, 200.0, -6_000.0),
+                Identification::Unknown,
+                ContactState::Coasting,
+                0,
+            ),
+        ],
+        threats: vec![
+            threat(ahead(400.0, 90.0, -2_400.0), ThreatLevel::Lock),
+            threat(ahead(-9_000.0, 0.0, 5_000.0), ThreatLevel::Search),
+        ],
+    };
+    let info = |label: &str, rounds, muzzle, reach, seeker| {
+        Some(StationInfo {
+            label: label.into(),
+            rounds,
+            muzzle_mps: muzzle,
+            reach_m: reach,
+            seeker,
+        })
+    };
+    let stations = vec![
+        info("M39", 280, Some(1_000.0), None, false),
+        info("AIM-9P", 1, None, Some((550.0, 4_500.0)), true),
+        info("AIM-9P", 1, None, Some((550.0, 4_500.0)), true),
+    ];
+    let store = |station, kind, weapon_key, rounds| OwnStore {
+        station,
+        kind,
+        weapon_key,
+        rounds,
+        full_rounds: rounds,
+        gun_units: 0,
+        rate_milli_rpm: 0,
+        mass_kg: 1.0,
+        drag_cd0: 0.0,
+    };
+    let combat = OwnCombat {
+        station_count: 3,
+        selected: Some(2),
+        chaff: 12,
+        flares: 15,
+        stores: vec![
+            store(0, StoreKind::Gun, 0, 212),
+            store(2, StoreKind::Releasable, 1, 1),
+        ],
+        ..OwnCombat::default()
+    };
+    hud::cues::build(&CueInputs {
+        state: s,
+        gravity: planet.gravity(s.position),
+        own_index: Some(9),
+        combat: Some(&combat),
+        stations: &stations,
+        datalink: Some(&dl),
+        designated: None,
+        radar_mode: "STT",
+    })
 }
 
 /// The B-scope and the RWR: a locked foe ahead, a friend, an unknown coasting off the left, and

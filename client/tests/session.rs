@@ -290,6 +290,70 @@ fn the_own_entity_is_matched_on_its_full_generation() {
 }
 
 #[test]
+fn format_2_own_state_carries_the_combat_words_and_hostile_ones_are_refused_alone() {
+    use fl_combat::own::{DamageFactors, OwnCombat, OwnStore, StoreKind};
+    let (mut f, mut s) = admitted(6, 3, 1);
+    let own = entity(3, 1, 1000.0);
+    let exact = AircraftState::flying(Vec3::new(1000.0, 2000.0, -500.0), 0.3, 200.0, 900.0);
+    let combat = OwnCombat {
+        factors: Some(DamageFactors {
+            thrust: 0.7,
+            control: 0.8,
+        }),
+        station_count: 2,
+        selected: Some(1),
+        chaff: 3,
+        flares: 4,
+        stores: vec![OwnStore {
+            station: 1,
+            kind: StoreKind::Releasable,
+            weapon_key: 1,
+            rounds: 2,
+            full_rounds: 2,
+            gun_units: 0,
+            rate_milli_rpm: 0,
+            mass_kg: 180.0,
+            drag_cd0: 0.003,
+        }],
+        ..OwnCombat::default()
+    };
+    let own_state = |combat_words: Vec<f64>| {
+        let mut words = exact.to_words().to_vec();
+        words.extend(combat_words);
+        Ext::SnapshotOwnState {
+            entity_idx: 3,
+            entity_gen: 1,
+            format: fl_protocol::tlv::OWN_STATE_FORMAT,
+            words,
+        }
+    };
+    let mut tick = 10;
+    let mut send = |words: Vec<f64>| {
+        let bytes = snapshot(
+            tick,
+            &[(own, RecordKind::FULL.with_omega())],
+            &ext(&[own_state(words), Ext::SnapshotLastAckedSeqNum(4)]),
+        );
+        tick += 1;
+        f.send_raw(Channel::Unreliable, &bytes);
+        let ev = f.run(&mut s, 1);
+        snapshots(&ev)[0].own.clone().expect("own record")
+    };
+    let o = send(combat.to_words());
+    assert_eq!(o.exact, Some(exact));
+    assert_eq!(o.combat, Some(combat.clone()));
+    // Hostile combat words (a factor above 1, a store beyond the stations, a short list): the
+    // combat state is refused, the flight state still used.
+    for (i, x) in [(1, 1.5), (10, 7.0), (9, 3.0)] {
+        let mut w = combat.to_words();
+        w[i] = x;
+        let o = send(w);
+        assert_eq!(o.exact, Some(exact), "word {i}");
+        assert!(o.combat.is_none() && !o.own_state_refused, "word {i}");
+    }
+}
+
+#[test]
 fn snapshot_intake_follows_the_rules() {
     let (mut f, mut s) = admitted(7, 1, 1);
     let full = RecordKind::FULL;

@@ -105,6 +105,7 @@ fn run(
         type_index: 0,
         exact: Some(start),
         own_state_refused: false,
+        combat: None,
         record: entry(id.index, &start),
         acked_seq: None,
         delay_ticks: None,

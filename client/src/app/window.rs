@@ -1136,38 +1136,50 @@ fn hud_extras(
         extras.ping_ms = None;
         extras.loss_percent = None;
     }
-    if let Some(gun) = gun_sight(f) {
-        extras.combat.get_or_insert_with(Default::default).gun = Some(gun);
-    }
+    combat_cues(f, &mut extras);
     extras
 }
 
-/// The range the gun sight solves for until a radar lock gives the target's, m.
-const GUN_SIGHT_DEFAULT_RANGE_M: f64 = 500.0;
-
-/// The lead-computing gun sight of the own aircraft, when its type carries a gun (its default
-/// loadout's first gun station, with that gun's muzzle velocity).
-fn gun_sight(f: &Flight) -> Option<hud::combat::GunCue> {
+/// The weapon cues and scopes from the own combat state (the prediction's, from
+/// `SnapshotOwnState`) and the session's latest `MsgDatalink` (`hud::cues`); the kill feed
+/// already in `extras.combat` stays. Designation: the seam for the designate key is
+/// `hud::cues::next_designation` (no track is designated until the input carries one).
+fn combat_cues(f: &Flight, extras: &mut HudExtras) {
     let client = &f.launched.client;
-    let id = client.own_type_id()?;
     let content = &f.launched.content;
-    let t = content.types().iter().find(|t| t.id() == id)?;
-    let gun = t
-        .def
-        .hardpoints
-        .iter()
-        .filter_map(|h| h.default.as_deref())
-        .filter_map(|w| content.weapon(w))
-        .find_map(|w| w.gun.as_ref())?;
     let prediction = client.prediction();
-    let state = prediction.state()?;
-    let gravity = prediction.planet().gravity(state.position);
-    hud::combat::gun_pipper(
+    let Some(state) = prediction.state() else {
+        return;
+    };
+    let stations = client
+        .own_type_id()
+        .and_then(|id| content.types().iter().find(|t| t.id() == id))
+        .map(|t| hud::cues::station_infos(content, &t.def))
+        .unwrap_or_default();
+    let radar_mode = match client.last_input().and_then(|i| i.radar) {
+        Some(fl_protocol::enums::RadarMode::Silent) => "OFF",
+        Some(fl_protocol::enums::RadarMode::Search) => "SRCH",
+        Some(fl_protocol::enums::RadarMode::Stt) => "STT",
+        _ => "TWS",
+    };
+    let inputs = hud::cues::CueInputs {
         state,
-        gravity,
-        gun.muzzle_velocity_mps,
-        GUN_SIGHT_DEFAULT_RANGE_M,
-    )
+        gravity: prediction.planet().gravity(state.position),
+        own_index: client.session().own_entity().map(|o| o.idx),
+        combat: prediction.combat(),
+        stations: &stations,
+        datalink: client.session().combat().datalink.as_ref(),
+        designated: None,
+        radar_mode,
+    };
+    let (cues, scopes) = hud::cues::build(&inputs);
+    let mine = extras.combat.get_or_insert_with(Default::default);
+    mine.weapon = cues.weapon;
+    mine.gun = cues.gun;
+    mine.target = cues.target;
+    mine.seeker = cues.seeker;
+    mine.envelope = cues.envelope;
+    extras.scopes = scopes;
 }
 
 fn debrief(f: &Flight) -> ui::DebriefStats {

@@ -51,6 +51,8 @@ pub struct WeaponStatus {
     pub label: String,
     /// Rounds or stores left on the selected station(s).
     pub count: u32,
+    /// A second line above it (the gun's rounds and the dispensers), empty: none.
+    pub detail: String,
 }
 
 /// The gun sight: where rounds fired now will be when they have flown `range_m`, as angles
@@ -197,6 +199,16 @@ pub(super) fn draw(
             colour,
             0.0,
         );
+        if !w.detail.is_empty() {
+            c.text(
+                at - vec2(0.0, m.row),
+                Align2::CENTER_BOTTOM,
+                &super::clean_line(&w.detail),
+                m.mono(m.small),
+                m.colour,
+                0.0,
+            );
+        }
     }
     if let Some(msg) = &cues.message {
         let at = pos2(m.centre.x, m.centre.y + 60.0 * u);

@@ -11,6 +11,7 @@
 
 pub mod canvas;
 pub mod combat;
+pub mod cues;
 pub mod projection;
 pub mod scopes;
 pub mod units;
@@ -738,6 +739,7 @@ mod tests {
                 weapon: Some(combat::WeaponStatus {
                     label: "\u{7}".repeat(1 << 16),
                     count: u32::MAX,
+                    detail: "\u{7}".repeat(1 << 16),
                 }),
                 gun: Some(combat::GunCue {
                     right_rad: f64::NAN,

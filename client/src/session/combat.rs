@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use fl_protocol::enums::{CombatEventType, WeaponType};
-use fl_protocol::msg::combat::CombatEvent;
+use fl_protocol::msg::combat::{CombatEvent, Datalink};
 
 /// Kill records kept (the oldest go first).
 pub const MAX_KILLS: usize = 256;
@@ -48,9 +48,28 @@ pub struct CombatLog {
     pub tallies: Tallies,
     /// Records of types this build does not know (skipped).
     pub unknown_records: u64,
+    /// The latest team picture (`MsgDatalink`, unreliable, ~6 Hz): the newest tick wins, an
+    /// older datagram arriving late is dropped.
+    pub datalink: Option<Datalink>,
 }
 
 impl CombatLog {
+    /// Keeps `dl` when it is newer than the picture held.
+    pub(super) fn on_datalink(&mut self, dl: Datalink) {
+        if self
+            .datalink
+            .as_ref()
+            .is_none_or(|old| dl.tick_index >= old.tick_index)
+        {
+            self.datalink = Some(dl);
+        }
+    }
+
+    /// Forgets the picture (the own aircraft changed or the session left the world).
+    pub fn clear_datalink(&mut self) {
+        self.datalink = None;
+    }
+
     pub(super) fn on_event(&mut self, ev: &CombatEvent, now: Duration) {
         for r in &ev.records {
             match r.event_type() {
@@ -87,6 +106,30 @@ impl CombatLog {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_newest_datalink_is_kept() {
+        let dl = |tick| Datalink {
+            flags: 0,
+            tick_index: tick,
+            origin: [0.0; 3],
+            tracks: Vec::new(),
+            threats: Vec::new(),
+        };
+        let mut log = CombatLog::default();
+        assert!(log.datalink.is_none(), "nothing before the first");
+        log.on_datalink(dl(20));
+        log.on_datalink(dl(10));
+        assert_eq!(
+            log.datalink.as_ref().map(|d| d.tick_index),
+            Some(20),
+            "a late one is dropped"
+        );
+        log.on_datalink(dl(30));
+        assert_eq!(log.datalink.as_ref().map(|d| d.tick_index), Some(30));
+        log.clear_datalink();
+        assert!(log.datalink.is_none());
+    }
     use super::*;
     use fl_protocol::msg::combat::CombatEventRecord;
 

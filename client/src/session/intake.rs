@@ -126,12 +126,21 @@ impl ClientSession {
                 return None;
             }
             let mut refused = false;
+            let mut combat = None;
             let exact = own_state.and_then(|(idx, generation, format, words)| {
-                let ok = idx == o.idx && generation == o.generation && format == OWN_STATE_FORMAT;
-                let state = if ok {
-                    AircraftState::from_words(&words)
-                } else {
-                    None
+                let ok = idx == o.idx && generation == o.generation;
+                let state = match format {
+                    _ if !ok => None,
+                    OWN_STATE_FORMAT_FLIGHT => AircraftState::from_words(&words),
+                    // Format 2: the flight words, then the own combat state. Combat words this
+                    // build refuses leave the flight state usable (prediction then ignores its
+                    // stores and damage).
+                    OWN_STATE_FORMAT if words.len() >= AircraftState::WORDS => {
+                        let (flight, rest) = words.split_at(AircraftState::WORDS);
+                        combat = fl_combat::own::OwnCombat::from_words(rest);
+                        AircraftState::from_words(flight)
+                    }
+                    _ => None,
                 };
                 refused = state.is_none();
                 state
@@ -141,6 +150,7 @@ impl ClientSession {
                 type_index: rec.type_index,
                 exact,
                 own_state_refused: refused,
+                combat,
                 record: rec.clone(),
                 acked_seq,
                 delay_ticks: self.delay_ticks,

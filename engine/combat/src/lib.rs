@@ -8,4 +8,5 @@
 
 pub mod draw;
 pub mod flyout;
+pub mod own;
 pub mod sensing;

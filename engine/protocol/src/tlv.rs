@@ -94,10 +94,14 @@ pub const MAX_BUILD_VERSION_BYTES: usize = 24;
 pub const MAX_IDENTITY_BYTES: usize = 40;
 /// Longest `ConnectJoinPassword` value.
 pub const MAX_JOIN_PASSWORD_BYTES: usize = 64;
-/// Most f64 words a `SnapshotOwnState` may carry.
-pub const MAX_OWN_STATE_WORDS: usize = 64;
-/// The `SnapshotOwnState` format this build writes (words as `fl_flight::AircraftState::to_words`).
-pub const OWN_STATE_FORMAT: u16 = 1;
+/// Most f64 words a `SnapshotOwnState` may carry (format 2: 32 flight words and at most 154
+/// combat words).
+pub const MAX_OWN_STATE_WORDS: usize = 192;
+/// The `SnapshotOwnState` format this build writes: `fl_flight::AircraftState::to_words`, then
+/// `fl_combat::own::OwnCombat::to_words` (docs/protocol.md).
+pub const OWN_STATE_FORMAT: u16 = 2;
+/// The older format (flight words only), still understood.
+pub const OWN_STATE_FORMAT_FLIGHT: u16 = 1;
 /// Most earlier inputs one `InputRedundancy` may carry (its same-mask is 16 bits).
 pub const MAX_REDUNDANT_INPUTS: usize = 15;
 /// Most weather window copies one `WeatherWindowCopies` entry may carry (more refuse the entry;

@@ -828,7 +828,12 @@ impl Server {
                     (
                         [p.x, p.y, p.z],
                         [v.x, v.y, v.z],
-                        ent.aircraft_state().map(|s| s.to_words().to_vec()),
+                        // Format 2: the flight words, then the own combat state.
+                        ent.aircraft_state().map(|s| {
+                            let mut w = s.to_words().to_vec();
+                            w.extend(ent.combat.own_combat(ent.crashed_at.is_some()).to_words());
+                            w
+                        }),
                     )
                 }
                 None => (slot.camera_eye, [0.0; 3], None),

@@ -9,7 +9,8 @@
 //!   throttle by `thrust_factor`, and the afterburner will not light below
 //!   [`AFTERBURNER_MIN_THRUST_FACTOR`]. Applied to the controls the integrator steps with — a
 //!   pure function of the controls and the record's damage level, so a client that knows its
-//!   type's tiers predicts it exactly ([`effective_controls`]).
+//!   type's tiers predicts it exactly ([`effective_controls`], fl-combat's `own::effective_controls`,
+//!   the one function the client's prediction calls with the factors `SnapshotOwnState` carries).
 //! - `engineFailFlags` bit 0x01 (generic thrust impairment) from Heavy on, when the tier costs
 //!   thrust (the spec: damageLevel ≥ Severe).
 //! - **Credit**: the last damaging shooter is remembered with the tick; a crash or ejection within
@@ -19,13 +20,14 @@
 
 use crate::combat::stores::{CombatType, Tier};
 use crate::pool::EntityId;
+use fl_combat::own::DamageFactors;
 use fl_flight::Controls;
 use fl_protocol::enums::{DamageLevel, WeaponType};
 
 /// A crash or ejection this soon after the last hit (15 s) is credited to the shooter.
 pub const CREDIT_WINDOW_TICKS: u64 = 15 * 60;
 /// Below this thrust factor a damaged engine cannot light its afterburner.
-pub const AFTERBURNER_MIN_THRUST_FACTOR: f64 = 0.9;
+pub use fl_combat::own::AFTERBURNER_MIN_THRUST_FACTOR;
 /// `engineFailFlags`: generic thrust impairment.
 pub const ENGINE_FAIL_THRUST: u8 = fl_protocol::enums::engine_fail::GENERIC;
 
@@ -93,28 +95,20 @@ pub fn engine_fail_flags(kit: Option<&CombatType>, level: DamageLevel) -> u8 {
 /// commands `c`. Destroyed (or abandoned) aircraft fly with nobody at the stick. Shared with
 /// client prediction: it must be given the level of the own entity's record.
 pub fn effective_controls(c: Controls, kit: Option<&CombatType>, level: DamageLevel) -> Controls {
-    if level == DamageLevel::Destroyed {
-        return Controls::default();
-    }
-    let Some(t) = tier_at(kit, level) else {
-        return c;
-    };
-    let f = |x: f64| {
-        if x.is_finite() {
-            x.clamp(0.0, 1.0)
-        } else {
-            1.0
-        }
-    };
-    let (thrust, control) = (f(t.thrust_factor), f(t.control_factor));
-    Controls {
-        pitch: c.pitch * control,
-        roll: c.roll * control,
-        yaw: c.yaw * control,
-        throttle: c.throttle * thrust,
-        afterburner: c.afterburner && thrust >= AFTERBURNER_MIN_THRUST_FACTOR,
-        ..c
-    }
+    fl_combat::own::effective_controls(
+        c,
+        damage_factors(kit, level),
+        level == DamageLevel::Destroyed,
+    )
+}
+
+/// The thrust and control factors of the tier in force (what `SnapshotOwnState` tells the
+/// pilot's prediction).
+pub fn damage_factors(kit: Option<&CombatType>, level: DamageLevel) -> Option<DamageFactors> {
+    tier_at(kit, level).map(|t| DamageFactors {
+        thrust: t.thrust_factor,
+        control: t.control_factor,
+    })
 }
 
 #[cfg(test)]
@@ -186,5 +180,41 @@ mod tests {
             ENGINE_FAIL_THRUST
         );
         assert_eq!(engine_fail_flags(None, DamageLevel::Critical), 0);
+    }
+
+    #[test]
+    fn the_own_state_words_carry_what_fire_control_and_damage_use() {
+        use crate::combat::Combatant;
+        use fl_combat::own::{OwnCombat, buttons as own};
+        use fl_protocol::enums::buttons;
+        // fl-combat does not depend on the wire: its button bits must be the wire's.
+        assert_eq!(own::GUN, buttons::GUN);
+        assert_eq!(own::FIRE_STORE, buttons::FIRE_STORE);
+        assert_eq!(own::CHAFF_FLARE, buttons::CHAFF_FLARE);
+        assert_eq!(own::EJECT, buttons::EJECT);
+        assert_eq!(crate::combat::KEEP, fl_combat::own::KEEP);
+        assert_eq!(
+            crate::combat::JETTISON_STATION,
+            fl_combat::own::JETTISON_STATION
+        );
+        const {
+            assert!(
+                fl_flight::AircraftState::WORDS + fl_combat::own::MAX_WORDS
+                    <= fl_protocol::tlv::MAX_OWN_STATE_WORDS
+            );
+        }
+        let mut c = Combatant::armed(Some(std::sync::Arc::new(f5e_like())));
+        c.hp = 30.0;
+        let own = c.own_combat(false);
+        assert_eq!(
+            own.factors,
+            Some(DamageFactors {
+                thrust: 0.7,
+                control: 0.8
+            })
+        );
+        assert!(!own.destroyed && !own.inert);
+        assert_eq!(OwnCombat::from_words(&own.to_words()), Some(own));
+        assert!(c.own_combat(true).inert, "a crashed aircraft fires nothing");
     }
 }

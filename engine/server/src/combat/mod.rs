@@ -153,6 +153,55 @@ impl Combatant {
         Ok(())
     }
 
+    /// The pilot's own combat state as `SnapshotOwnState` carries it (format 2): what the
+    /// client's prediction needs to fire, release, jettison and fly damaged as this server does.
+    /// `crashed`: the entity has hit the ground (fire control refuses everything then).
+    pub fn own_combat(&self, crashed: bool) -> fl_combat::own::OwnCombat {
+        use fl_combat::own::{OwnCombat, OwnStore, StoreKind};
+        let level = self.level();
+        let stations = &self.loadout.stations;
+        let stores = stations
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let s = s.as_ref()?;
+                let w = &s.weapon;
+                let key = stations
+                    .iter()
+                    .position(|o| o.as_ref().is_some_and(|o| o.weapon.id == w.id))
+                    .unwrap_or(i);
+                let (kind, rate) = match &w.delivery {
+                    stores::Delivery::Gun(g) => (StoreKind::Gun, g.rate_milli_rpm),
+                    _ => (StoreKind::Releasable, 0),
+                };
+                Some(OwnStore {
+                    station: i.min(255) as u8,
+                    kind,
+                    weapon_key: key.min(255) as u8,
+                    rounds: s.rounds,
+                    full_rounds: w.rounds,
+                    gun_units: s.gun_units,
+                    rate_milli_rpm: rate,
+                    mass_kg: w.mass_kg,
+                    drag_cd0: w.drag_cd0,
+                })
+            })
+            .collect();
+        OwnCombat {
+            destroyed: level == DamageLevel::Destroyed,
+            inert: self.is_out() || crashed || self.kit.is_none(),
+            factors: damage::damage_factors(self.kit.as_deref(), level),
+            station_count: stations.len().min(255) as u8,
+            selected: self.selected.map(|s| s.min(255) as u8),
+            held: self.held,
+            next_release_tick: self.next_release_tick,
+            chaff: self.loadout.chaff,
+            flares: self.loadout.flares,
+            stores,
+            payload_dirty: false,
+        }
+    }
+
     /// Bits of everything that changes in a fight (determinism tests).
     pub fn hash_bits(&self) -> u64 {
         let mut h: u64 = 0x84222325cbf29ce4;

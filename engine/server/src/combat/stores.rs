@@ -20,9 +20,8 @@ use fl_protocol::enums::WeaponType;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// One round in the gun's rate accumulator: rates are kept in thousandths of a round per minute
-/// and a tick is 1/60 s, so a round costs 60 × 60 × 1000 units and each tick adds the rate.
-pub const ROUND_UNITS: u64 = 3_600_000;
+/// One round in the gun's rate accumulator (fl-combat's, shared with the client's prediction).
+pub use fl_combat::own::ROUND_UNITS;
 
 /// A gun as the server resolves it: hitscan rays at a fixed rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -498,21 +497,15 @@ impl Loadout {
 
     /// The stores' mass (kg) and drag increment, summed in station order.
     pub fn payload(&self) -> (f64, f64) {
-        let mut mass = 0.0;
-        let mut cd0 = 0.0;
-        for s in self.stations.iter().flatten() {
-            if s.rounds == 0 {
-                continue;
-            }
-            let w = &s.weapon;
-            mass += if s.rounds >= w.rounds {
-                w.mass_kg
-            } else {
-                w.mass_per_round_kg() * f64::from(s.rounds)
-            };
-            cd0 += w.drag_cd0;
-        }
-        (mass, cd0)
+        // fl-combat's sum: the client's prediction of its own stores adds them the same way.
+        fl_combat::own::payload_sum(self.stations.iter().flatten().map(|s| {
+            (
+                s.weapon.mass_kg,
+                s.weapon.rounds,
+                s.rounds,
+                s.weapon.drag_cd0,
+            )
+        }))
     }
 
     /// Drops every external store (everything but guns); returns how many were let go.

@@ -4,7 +4,7 @@
 //! Rules (docs/combat.md):
 //! - **Gun** (bit 0, level): every gun station with rounds fires at its def's rate. Rounds are
 //!   counted exactly: each held tick adds the rate (thousandths of a round per minute) to an
-//!   integer accumulator and a round costs [`ROUND_UNITS`]; idle, the accumulator refills but
+//!   integer accumulator and a round costs [`ROUND_UNITS`](crate::combat::stores::ROUND_UNITS); idle, the accumulator refills but
 //!   stays below one round, so the first press fires at once and no pattern of presses ever
 //!   fires faster than the rate. A press that finds the gun still cycling is refused (`rate`).
 //!   Each round is a hitscan ray from the aircraft's CG along its nose, turned by a seeded
@@ -25,7 +25,7 @@
 
 use crate::combat::damage::Credit;
 use crate::combat::missiles::{self, LiveDecoy};
-use crate::combat::stores::{Delivery, ROUND_UNITS};
+use crate::combat::stores::Delivery;
 use crate::combat::{CombatSystem, JETTISON_STATION, KEEP, PilotInput, Refusals};
 use crate::lagcomp::Ray;
 use crate::pool::EntityId;
@@ -34,8 +34,9 @@ use fl_combat::draw::{DrawKey, Purpose};
 use fl_flight::math::{Vec3, cos, sin, sqrt};
 use fl_protocol::enums::{EffectType, WeaponType, buttons};
 
-/// Least time between two store releases of one aircraft, ticks (0.25 s).
-pub const RELEASE_INTERVAL_TICKS: u64 = 15;
+/// Least time between two store releases of one aircraft, ticks (0.25 s; fl-combat's, shared
+/// with the client's prediction).
+pub use fl_combat::own::RELEASE_INTERVAL_TICKS;
 /// A chaff cloud or flare leaves the dispenser this fast, away from the aircraft's belly, m/s.
 pub const DISPENSE_SPEED_MPS: f64 = 15.0;
 
@@ -227,7 +228,7 @@ fn select(refused: &mut Refusals, e: &mut crate::world::Entity, input: &PilotInp
 fn rest_guns(e: &mut crate::world::Entity) {
     for s in e.combat.loadout.stations.iter_mut().flatten() {
         if let Delivery::Gun(g) = &s.weapon.delivery {
-            s.gun_units = (s.gun_units.saturating_add(g.rate_milli_rpm)).min(ROUND_UNITS - 1);
+            s.gun_units = fl_combat::own::gun_rest(s.gun_units, g.rate_milli_rpm);
         }
     }
 }
@@ -249,16 +250,14 @@ fn fire_guns(sys: &mut CombatSystem, world: &mut World, id: EntityId, press: boo
                 continue;
             }
             any_gun = true;
-            s.gun_units = s.gun_units.saturating_add(g.rate_milli_rpm);
-            let due = (s.gun_units / ROUND_UNITS).min(u64::from(s.rounds));
-            s.gun_units -= due * ROUND_UNITS;
-            if s.rounds as u64 == due {
-                s.gun_units = 0;
-            }
+            // fl-combat's accumulator: the client's prediction counts its rounds the same way.
             let first = s.rounds;
-            s.rounds -= due as u32;
+            let (units, rounds, due) =
+                fl_combat::own::gun_fire(s.gun_units, s.rounds, g.rate_milli_rpm);
+            s.gun_units = units;
+            s.rounds = rounds;
             if due > 0 {
-                volleys.push((station, g, s.weapon.class, first, due as u32));
+                volleys.push((station, g, s.weapon.class, first, due));
             }
         }
         if !volleys.is_empty() {
