@@ -394,3 +394,62 @@ fn designating_what_the_radar_holds_no_contact_on_is_refused() {
     );
     assert_eq!(f.h.server.combat().refused.bad_designation, 2);
 }
+
+#[test]
+fn every_pack_sensor_converts_with_the_documented_exceptions() {
+    use fl_combat::sensing::{Doppler, LowAltitudeClutter, SensorKind};
+    use fl_server::combat::sensors::spec_from_def;
+    let Some(pack) = fl_fixtures::fixture_pack_or("sensor conversion") else {
+        return;
+    };
+    let content = fl_content::Content::load(&fl_content::LoadOptions {
+        pack_dirs: vec![pack],
+        ..Default::default()
+    })
+    .expect("pack loads");
+    let mut n = 0;
+    for def in content.sensors() {
+        let spec = spec_from_def(def);
+        assert_eq!(spec.validate(), Ok(()), "{}", def.id);
+        assert_eq!(
+            spec.search.max_range_m, def.search.max_range_m,
+            "{}",
+            def.id
+        );
+        assert_eq!(
+            spec.search.lock_hold_s, 0.0,
+            "the search lobe holds nothing"
+        );
+        if let (Some(t), Some(d)) = (spec.track, def.track.as_ref()) {
+            assert_eq!(t.lock_hold_s, def.lock_hold_s, "{}", def.id);
+            assert_eq!(t.pod, d.pod, "{}", def.id);
+        }
+        let bare = def.id.rsplit(':').next().unwrap_or(&def.id);
+        match bare {
+            "apq159" | "rp22" => assert_eq!(spec.doppler, Doppler::NO_LOOK_DOWN, "{bare}"),
+            _ if spec.kind == SensorKind::Radar => {
+                assert!(
+                    matches!(spec.doppler, Doppler::PulseDoppler { .. }),
+                    "{bare}"
+                )
+            }
+            _ => assert_eq!(spec.doppler, Doppler::None, "{bare}"),
+        }
+        assert_eq!(
+            spec.low_clutter,
+            (bare == "rpk2").then_some(LowAltitudeClutter::UNDER_60_M),
+            "{bare}"
+        );
+        n += 1;
+    }
+    assert!(n >= 15, "{n} sensors");
+    // Types carry their suites: the F-16A's APG-66 and eyeball, the SA-6's 1S91.
+    let types = fl_server::types::TypeRegistry::from_content(&content, 1);
+    let kit = |id: &str| {
+        let i = types.index_of(id).expect("type");
+        types.get(i).and_then(|t| t.combat.clone()).expect("kit")
+    };
+    assert_eq!(kit(F16A).sensors.specs.len(), 2);
+    assert_eq!(kit(SA6).sensors.specs.len(), 1);
+    assert!(kit(SA6).sensors.reach_m > 40_000.0);
+}
