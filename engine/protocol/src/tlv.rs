@@ -1410,7 +1410,7 @@ mod tests {
         assert!(parse(&[7, 0, 0]).is_err());
         assert!(parse(&[7, 0, 0, 0, 0]).is_err());
         let mut ext = Extensions::new();
-        ext.push(&Ext::InputDesignate(0x0102_0304)).unwrap();
+        ext.push(&Ext::InputDesignate(0x0102_0304)).expect("fits");
         assert_eq!(
             ext.get(tag::INPUT_DESIGNATE),
             Some(Ext::InputDesignate(0x0102_0304))

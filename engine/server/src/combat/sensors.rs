@@ -191,11 +191,12 @@ impl CombatSystem {
 
     /// The line-of-sight settings the checks use.
     pub fn los_config(&self) -> sn::LosConfig {
-        let mut los = sn::LosConfig::default();
-        los.ceiling_m = self
-            .los_ceiling_m
-            .unwrap_or(fl_terrain::Base::MAX_HEIGHT_M + 1.0);
-        los
+        sn::LosConfig {
+            ceiling_m: self
+                .los_ceiling_m
+                .unwrap_or(fl_terrain::Base::MAX_HEIGHT_M + 1.0),
+            ..sn::LosConfig::default()
+        }
     }
 
     /// Runs the checks due this tick: every sensor-carrying entity in the fight whose index is

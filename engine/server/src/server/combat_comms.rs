@@ -39,7 +39,7 @@ impl Server {
     /// aircraft (unreliable; a lost one is refreshed by the next).
     pub(super) fn send_datalinks(&mut self) {
         let tick = self.world.tick();
-        if tick % DATALINK_EVERY_TICKS != 0 {
+        if !tick.is_multiple_of(DATALINK_EVERY_TICKS) {
             return;
         }
         let flying: Vec<(PeerId, EntityId)> = self
