@@ -532,7 +532,7 @@ fn check_client_input(data: &[u8]) {
     }
     if let Some(Ext::InputDesignate(v)) = p.ext.get(tag::INPUT_DESIGNATE) {
         // Any u32 decodes; re-encoding gives the same four bytes.
-        let mut again = fl_protocol::tlv::Extensions::new();
+        let mut again = Extensions::new();
         assert!(again.push(&Ext::InputDesignate(v)).is_ok());
         assert_eq!(
             again.get(tag::INPUT_DESIGNATE),
