@@ -453,3 +453,38 @@ fn every_pack_sensor_converts_with_the_documented_exceptions() {
     assert_eq!(kit(SA6).sensors.specs.len(), 1);
     assert!(kit(SA6).sensors.reach_m > 40_000.0);
 }
+
+/// Every contact table of a ring of 18 F-16As (three per check slot, so the checks of one tick
+/// run in parallel) after 2 s, on `workers` threads.
+fn ring_contacts(workers: usize) -> Option<Vec<Vec<sn::Contact>>> {
+    let mut cfg = f16_config();
+    cfg.world.sim_workers = workers;
+    let mut f = Fight::new(10, 1, cfg, "parallel sensing")?;
+    let me = f.own(0);
+    f.trim_all();
+    let mut ids = vec![me];
+    for k in 0..17 {
+        // Alternately ahead and behind, 3–20 km: some see each other, some do not.
+        let d = (3_000.0 + 1_000.0 * f64::from(k)) * if k % 2 == 0 { 1.0 } else { -1.0 };
+        ids.push(enemy_facing(&mut f, me, d));
+    }
+    f.run(120);
+    Some(
+        ids.iter()
+            .map(|&id| f.h.server.contacts_of(id).to_vec())
+            .collect(),
+    )
+}
+
+#[test]
+fn parallel_checks_give_the_same_contacts_as_serial_ones() {
+    let Some(serial) = ring_contacts(1) else {
+        return;
+    };
+    let parallel = ring_contacts(3).expect("the pack is there");
+    assert!(
+        serial.iter().filter(|c| !c.is_empty()).count() > 5,
+        "observers hold contacts"
+    );
+    assert_eq!(serial, parallel);
+}
