@@ -360,7 +360,7 @@ impl Server {
         // exactly that radius, or every prediction would drift from the server's world.
         cfg.world.planet_radius_m =
             fl_protocol::msg::handshake::planet_radius_on_wire(cfg.world.planet_radius_m);
-        Self {
+        let mut s = Self {
             world: World::new(cfg.world.clone()),
             admission: Admission::new(cfg.admission.clone()),
             weather: Weather::new(cfg.weather.clone()),
@@ -376,7 +376,11 @@ impl Server {
             malformed_packets: 0,
             combat: CombatSystem::new(COMBAT_SEED),
             cfg,
-        }
+        };
+        // The starting (procedural) ground's bound; `set_terrain` replaces it.
+        let ceiling = s.world.floor().max_height_bound_m();
+        s.combat.set_los_ceiling(ceiling);
+        s
     }
 
     pub fn config(&self) -> &ServerConfig {

@@ -122,6 +122,13 @@ fn the_sa6_radar_does_not_see_a_target_behind_an_nttr_ridge_but_sees_one_in_the_
     // (read from the tiles: the first point 100 m above the ground that the ridge hides).
     let sam_at = at(36.2, -116.0, 5.0);
     let los = f.h.server.combat().los_config();
+    // The ceiling is the pack's highest terrain bound (NTTR's peaks are ~3.6 km), not the
+    // default 9 km.
+    assert!(
+        (3_500.0..5_000.0).contains(&los.ceiling_m),
+        "{}",
+        los.ceiling_m
+    );
     let lon = (0..=40)
         .map(|k| -115.80 + 0.005 * f64::from(k))
         .find(|&lon| !sn::line_of_sight(floor, &planet, sam_at, at(36.2, lon, 100.0), &los))

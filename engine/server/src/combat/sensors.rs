@@ -182,7 +182,10 @@ struct Job {
 
 impl CombatSystem {
     /// Sets the line-of-sight ceiling from the world's terrain (its highest height bound, m):
-    /// rays above it need no terrain samples.
+    /// rays above it need no terrain samples. The server sets it at start and in
+    /// `Server::set_terrain`; whoever swaps a server's terrain another way must set it too (a
+    /// ceiling below the real terrain would let rays pass through peaks above it). Unset, the
+    /// checks use fl-combat's default (9,000 m, above any terrain).
     pub fn set_los_ceiling(&mut self, ceiling_m: f64) {
         if ceiling_m.is_finite() {
             self.los_ceiling_m = Some(ceiling_m + 1.0);
@@ -194,7 +197,7 @@ impl CombatSystem {
         sn::LosConfig {
             ceiling_m: self
                 .los_ceiling_m
-                .unwrap_or(fl_terrain::Base::MAX_HEIGHT_M + 1.0),
+                .unwrap_or(sn::LosConfig::default().ceiling_m),
             ..sn::LosConfig::default()
         }
     }
