@@ -399,6 +399,7 @@ impl Client {
                 };
                 let input = pilot.command(&view);
                 let mut msg = input.to_message(seq);
+                self.session.set_designation(input.designate);
                 self.last_input = Some(input);
                 if self
                     .session

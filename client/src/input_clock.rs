@@ -213,6 +213,12 @@ pub struct PilotInput {
     pub station: Option<u8>,
     /// Absolute radar mode; `None` keeps the server's.
     pub radar: Option<RadarMode>,
+    /// The radar's STT target (docs/protocol.md, `InputDesignate` 0x0303): `Some(entity
+    /// index)` designates it (the server accepts only a target its sensors hold a contact on),
+    /// `Some(fl_protocol::tlv::DESIGNATE_NONE)` clears, `None` keeps the server's. Not in
+    /// `MsgClientInput` itself: the session writes it as a TLV with each input. Set by the
+    /// HUD/keybinding (not wired yet) or an autopilot.
+    pub designate: Option<u32>,
     /// Commanded flaps, 0 … 1.
     pub flaps: f32,
     /// Commanded speed brake, 0 … 1.
@@ -243,6 +249,7 @@ impl Default for PilotInput {
             respawn: false,
             station: None,
             radar: None,
+            designate: None,
             flaps: 0.0,
             speedbrake: 0.0,
             gear_down: false,

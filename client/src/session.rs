@@ -349,6 +349,8 @@ pub struct ClientSession {
     /// The inputs sent last, newest first (the redundant copies of the next input), each with
     /// the render tick of the frame its pilot saw (its `InputViewDelay` when repeated).
     sent_inputs: std::collections::VecDeque<(ClientInput, Option<f64>)>,
+    /// The STT designation the next inputs carry (`InputDesignate`; `None`: no TLV).
+    designation: Option<u32>,
     input_timing: Option<InputTiming>,
     /// When anything was last received from the server.
     last_heard: Option<Duration>,
@@ -405,6 +407,7 @@ impl ClientSession {
             last_snapshot_at: None,
             last_heartbeat: None,
             sent_inputs: std::collections::VecDeque::new(),
+            designation: None,
             input_timing: None,
             last_heard: None,
             interrupted_since: None,
@@ -692,6 +695,14 @@ impl ClientSession {
         self.send_input_with_lead(input, None)
     }
 
+    /// The radar designation every following input carries (`InputDesignate`, 0x0303):
+    /// `Some(entity index)` designates that entity as the STT target,
+    /// `Some(fl_protocol::tlv::DESIGNATE_NONE)` clears the designation, `None` sends nothing
+    /// (the server keeps what it has). From [`crate::input_clock::PilotInput::designate`].
+    pub fn set_designation(&mut self, target: Option<u32>) {
+        self.designation = target;
+    }
+
     /// [`ClientSession::send_input`], also telling the server the input clock's lead (ticks
     /// ahead of its unsteered 60 Hz clock, `InputClockLead`) so it measures the link's jitter
     /// apart from the steering.
@@ -750,6 +761,9 @@ impl ClientSession {
                 .map_while(|v| v.map(|t| view_delay_to_wire(high - t)))
                 .collect();
             let _ = ext.push(&Ext::InputViewDelay(delays));
+        }
+        if let Some(target) = self.designation {
+            let _ = ext.push(&Ext::InputDesignate(target));
         }
         let r = self.send_with(Channel::Unreliable, Message::from(input.clone()), &ext);
         // Kept whether or not the send worked: a copy in the next packet may still get it there.

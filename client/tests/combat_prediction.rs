@@ -162,6 +162,7 @@ fn shoot(sim: &mut Sim, shooter: EntityId, target: EntityId, until_hp: f64, limi
                 buttons: fl_protocol::enums::buttons::GUN,
                 selected_station: fl_server::combat::KEEP,
                 radar_mode: fl_server::combat::KEEP,
+                designate: None,
             });
         }
         sim.step();

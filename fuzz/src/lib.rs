@@ -475,6 +475,15 @@ fn client_input_seeds() -> Vec<Vec<u8>> {
                 .map(|i| (own + 1000 * i).min(60_000) as u16)
                 .collect();
             let _ = p.ext.push(&Ext::InputViewDelay(delays));
+            // A designation on every other seed (entity s, or none).
+            if s % 2 == 0 {
+                let target = if s == 6 {
+                    fl_protocol::tlv::DESIGNATE_NONE
+                } else {
+                    s
+                };
+                let _ = p.ext.push(&Ext::InputDesignate(target));
+            }
             p.encode().ok()
         })
         .collect()
@@ -520,6 +529,16 @@ fn check_client_input(data: &[u8]) {
     }
     if let Some(Ext::InputClockLead(v)) = p.ext.get(tag::INPUT_CLOCK_LEAD) {
         assert!(fl_protocol::tlv::milliticks_to_ticks(v).is_finite());
+    }
+    if let Some(Ext::InputDesignate(v)) = p.ext.get(tag::INPUT_DESIGNATE) {
+        // Any u32 decodes; re-encoding gives the same four bytes.
+        let mut again = Extensions::new();
+        assert!(again.push(&Ext::InputDesignate(v)).is_ok());
+        assert_eq!(
+            again.get(tag::INPUT_DESIGNATE),
+            Some(Ext::InputDesignate(v)),
+            "a designation survives re-encoding"
+        );
     }
     if let Some(Ext::InputViewDelay(v)) = p.ext.get(tag::INPUT_VIEW_DELAY) {
         assert!(!v.is_empty() && v.len() <= fl_protocol::tlv::MAX_VIEW_DELAYS);

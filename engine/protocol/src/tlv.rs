@@ -36,6 +36,9 @@ pub mod tag {
     /// (its interpolation delay as shown) for this input and the ones its `InputRedundancy`
     /// repeats, for server-side lag compensation.
     pub const INPUT_VIEW_DELAY: u16 = 0x0302;
+    /// Our addition: the entity the pilot designates as its radar's STT target (pool index,
+    /// `0xFFFFFFFF` = none).
+    pub const INPUT_DESIGNATE: u16 = 0x0303;
     pub const WEATHER_WIND_PROFILE: u16 = 0x0400;
     /// Our addition: the tick from which a `MsgWeatherState`'s values apply.
     pub const WEATHER_EPOCH: u16 = 0x0401;
@@ -65,6 +68,7 @@ pub mod tag {
             INPUT_REDUNDANCY => "InputRedundancy",
             INPUT_CLOCK_LEAD => "InputClockLead",
             INPUT_VIEW_DELAY => "InputViewDelay",
+            INPUT_DESIGNATE => "InputDesignate",
             WEATHER_WIND_PROFILE => "WeatherWindProfile",
             WEATHER_EPOCH => "WeatherEpoch",
             WEATHER_WINDOW_COPIES => "WeatherWindowCopies",
@@ -119,6 +123,8 @@ pub const MAX_VIEW_DELAY_MILLITICKS: u16 = 60_000;
 /// Most values one `InputViewDelay` carries: the input's own and one per `InputRedundancy`
 /// copy.
 pub const MAX_VIEW_DELAYS: usize = 1 + MAX_REDUNDANT_INPUTS;
+/// `InputDesignate`'s "no designation" (the wire's invalid entity index).
+pub const DESIGNATE_NONE: u32 = u32::MAX;
 
 /// One raw entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -508,6 +514,10 @@ pub enum Ext {
     /// `seqNum − i` (the `InputRedundancy` copies). The server rewinds hit tests to
     /// `tickIndex − delay`, the world the shooter saw.
     InputViewDelay(Vec<u16>),
+    /// The entity the pilot designates for its radar's single-target track: its pool index
+    /// (`u32`), [`DESIGNATE_NONE`] to clear. Sent with every input while the designation
+    /// stands; the server designates only a target its sensors hold a contact on.
+    InputDesignate(u32),
     WeatherWindProfile(Vec<WindKnot>),
     /// The first tick the weather message's wind, profile and turbulence apply to (u64). The
     /// server announces each weather window ahead of time, so client prediction integrates
@@ -624,6 +634,7 @@ impl Ext {
             Ext::InputRedundancy(_) => tag::INPUT_REDUNDANCY,
             Ext::InputClockLead(_) => tag::INPUT_CLOCK_LEAD,
             Ext::InputViewDelay(_) => tag::INPUT_VIEW_DELAY,
+            Ext::InputDesignate(_) => tag::INPUT_DESIGNATE,
             Ext::WeatherWindProfile(_) => tag::WEATHER_WIND_PROFILE,
             Ext::WeatherEpoch(_) => tag::WEATHER_EPOCH,
             Ext::WeatherWindowCopies(_) => tag::WEATHER_WINDOW_COPIES,
@@ -789,6 +800,10 @@ impl Ext {
             tag::INPUT_CLOCK_LEAD => {
                 let v = c.u32()? as i32;
                 exact(c, Ext::InputClockLead(v))
+            }
+            tag::INPUT_DESIGNATE => {
+                let v = c.u32()?;
+                exact(c, Ext::InputDesignate(v))
             }
             tag::INPUT_VIEW_DELAY => {
                 if data.is_empty()
@@ -1033,6 +1048,7 @@ impl Ext {
                 out.push(*queued);
             }
             Ext::InputClockLead(v) => out.extend_from_slice(&v.to_le_bytes()),
+            Ext::InputDesignate(v) => out.extend_from_slice(&v.to_le_bytes()),
             Ext::InputViewDelay(values) => {
                 // An empty list would be refused: it is written as one delay of 0.
                 let values = &values[..values.len().min(MAX_VIEW_DELAYS)];
@@ -1211,6 +1227,8 @@ mod tests {
             ]),
             Ext::InputClockLead(-1234),
             Ext::InputViewDelay(vec![2345, 3512, 0]),
+            Ext::InputDesignate(7),
+            Ext::InputDesignate(DESIGNATE_NONE),
             Ext::WeatherEpoch(1234),
             Ext::WeatherWindProfile(vec![WindKnot {
                 alt_m: 1000.0,
@@ -1381,6 +1399,26 @@ mod tests {
         assert_eq!(ticks_to_milliticks(1e300), i32::MAX);
         assert_eq!(ticks_to_milliticks(-2.5), -2500);
         assert_eq!(milliticks_to_ticks(-2500), -2.5);
+    }
+
+    #[test]
+    fn input_designate_is_four_bytes_exactly() {
+        let parse = |b: &[u8]| Ext::parse(tag::INPUT_DESIGNATE, b);
+        // docs/protocol.md's worked example: entity 7.
+        assert_eq!(parse(&[0x07, 0x00, 0x00, 0x00]), Ok(Ext::InputDesignate(7)));
+        assert_eq!(
+            parse(&[0xFF, 0xFF, 0xFF, 0xFF]),
+            Ok(Ext::InputDesignate(DESIGNATE_NONE))
+        );
+        assert!(parse(&[]).is_err());
+        assert!(parse(&[7, 0, 0]).is_err());
+        assert!(parse(&[7, 0, 0, 0, 0]).is_err());
+        let mut ext = Extensions::new();
+        ext.push(&Ext::InputDesignate(0x0102_0304)).expect("fits");
+        assert_eq!(
+            ext.get(tag::INPUT_DESIGNATE),
+            Some(Ext::InputDesignate(0x0102_0304))
+        );
     }
 
     #[test]

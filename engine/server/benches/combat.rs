@@ -1,6 +1,8 @@
 //! Server tick cost with combat: 256 AI F-5Es of the fixture pack flying (loiter), unarmed versus
 //! armed with 32 of them firing their guns continuously and 16 launching their AIM-9Ps — the
-//! tick's p50 and p99 over 600 ticks, one worker thread. Prints a table; `harness = false`
+//! tick's p50 and p99 over 600 ticks, one worker thread; and the unarmed world without sensing
+//! (every F-5E's APQ-159 and eyeball checked at 10 Hz otherwise), for sensing's cost per check.
+//! Prints a table; `harness = false`
 //! because the world changes as it fights (a criterion iteration would not repeat the same work).
 //!
 //! `cargo bench -p fl-server --bench combat`
@@ -21,7 +23,7 @@ const GUNNERS: usize = 32;
 const LAUNCHERS: usize = 16;
 const TICKS: usize = 600;
 
-fn server(types: &TypeRegistry, armed: bool) -> (Server, Vec<EntityId>) {
+fn server(types: &TypeRegistry, armed: bool, sensing: bool) -> (Server, Vec<EntityId>) {
     let net = SimNetwork::new(1);
     let ep = net
         .server(
@@ -46,6 +48,9 @@ fn server(types: &TypeRegistry, armed: bool) -> (Server, Vec<EntityId>) {
         let id = s
             .spawn_aircraft(t, (i % 2 + 1) as u16, Pilot::Ai(ctrl), at)
             .expect("room");
+        if !sensing {
+            s.world_mut().get_mut(id).expect("spawned").combat.sensing = None;
+        }
         if !armed {
             let e = s.world_mut().get_mut(id).expect("spawned");
             for st in &mut e.combat.loadout.stations {
@@ -57,8 +62,8 @@ fn server(types: &TypeRegistry, armed: bool) -> (Server, Vec<EntityId>) {
     (s, ids)
 }
 
-fn run(types: &TypeRegistry, armed: bool) -> (Vec<Duration>, String) {
-    let (mut s, ids) = server(types, armed);
+fn run(types: &TypeRegistry, armed: bool, sensing: bool) -> (Vec<Duration>, String, u64) {
+    let (mut s, ids) = server(types, armed, sensing);
     let mut times = Vec::with_capacity(TICKS);
     for tick in 0..TICKS {
         if armed {
@@ -93,6 +98,7 @@ fn run(types: &TypeRegistry, armed: bool) -> (Vec<Duration>, String) {
             "rounds {} hits {} stores {} detonations {} kills {}",
             c.rounds_fired, c.rounds_hit, c.stores_released, c.detonations, c.kills
         ),
+        c.sensing_checks,
     )
 }
 
@@ -112,12 +118,20 @@ fn main() {
     })
     .unwrap_or_else(|e| panic!("the fixture pack loads: {e}"));
     let types = TypeRegistry::from_content(&content, 1);
-    let (mut unarmed, _) = run(&types, false);
-    let (mut armed, what) = run(&types, true);
+    let (mut blind, _, _) = run(&types, false, false);
+    let (mut unarmed, _, checks) = run(&types, false, true);
+    let (mut armed, what, _) = run(&types, true, true);
+    let (b50, b99) = (pct(&mut blind, 0.5), pct(&mut blind, 0.99));
     let (u50, u99) = (pct(&mut unarmed, 0.5), pct(&mut unarmed, 0.99));
     let (a50, a99) = (pct(&mut armed, 0.5), pct(&mut armed, 0.99));
     println!("server tick, {AIRCRAFT} AI F-5Es, {TICKS} ticks, 1 worker");
+    println!("  unarmed, no sensing: p50 {b50:.3} ms  p99 {b99:.3} ms");
     println!("  unarmed: p50 {u50:.3} ms  p99 {u99:.3} ms");
+    let per_tick = checks as f64 / TICKS as f64;
+    println!(
+        "  sensing: {per_tick:.1} checks a tick, {:.1} µs a check (p50 difference)",
+        (u50 - b50) * 1000.0 / per_tick
+    );
     println!(
         "  armed, {GUNNERS} gunners firing, {LAUNCHERS} launching: p50 {a50:.3} ms  p99 {a99:.3} ms  ({what})"
     );

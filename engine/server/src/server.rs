@@ -269,6 +269,10 @@ struct PeerSlot {
     respawn_held: bool,
     /// Service tick of the last message heard from the peer (a silence detector).
     last_heard: u64,
+    /// The newest `InputDesignate` heard, and the one last handed to its aircraft (a
+    /// designation is applied when it changes).
+    designation: Option<u32>,
+    designation_applied: Option<u32>,
 }
 
 /// A peer silent this long (service ticks; its client sends an input every tick) was most
@@ -356,7 +360,7 @@ impl Server {
         // exactly that radius, or every prediction would drift from the server's world.
         cfg.world.planet_radius_m =
             fl_protocol::msg::handshake::planet_radius_on_wire(cfg.world.planet_radius_m);
-        Self {
+        let mut s = Self {
             world: World::new(cfg.world.clone()),
             admission: Admission::new(cfg.admission.clone()),
             weather: Weather::new(cfg.weather.clone()),
@@ -372,7 +376,11 @@ impl Server {
             malformed_packets: 0,
             combat: CombatSystem::new(COMBAT_SEED),
             cfg,
-        }
+        };
+        // The starting (procedural) ground's bound; `set_terrain` replaces it.
+        let ceiling = s.world.floor().max_height_bound_m();
+        s.combat.set_los_ceiling(ceiling);
+        s
     }
 
     pub fn config(&self) -> &ServerConfig {
@@ -392,6 +400,8 @@ impl Server {
     /// packs' terrain digests on a thread so the first join does not wait for them.
     pub fn set_terrain(&mut self, terrain: fl_terrain::Terrain) {
         terrain.prepare_digests();
+        // Sensing's line-of-sight ceiling: nothing in this world is higher.
+        self.combat.set_los_ceiling(terrain.max_height_bound_m());
         self.world.set_terrain(terrain);
     }
 
@@ -605,6 +615,7 @@ impl Server {
 
         let t_snap = Instant::now();
         self.send_combat_events();
+        self.send_datalinks();
         self.send_snapshots();
         self.send_weather();
         timings.snapshots = t_snap.elapsed();
@@ -750,6 +761,11 @@ impl Server {
                     Ok(accepted) => {
                         // The ack stamp and camera of the packet's own (newest) input.
                         if let Some(own) = accepted.iter().find(|a| a.seq == input.seq_num) {
+                            if let Some(Ext::InputDesignate(v)) =
+                                packet.ext.get(tag::INPUT_DESIGNATE)
+                            {
+                                slot.designation = Some(v);
+                            }
                             slot.snapshots.baselines.on_ack(own.ack);
                             slot.camera_eye = own.wire.camera_eye;
                             slot.last_delay_ticks = now.saturating_sub(own.ack.high);
@@ -796,6 +812,12 @@ impl Server {
                 self.world
                     .set_controls(entity, controls_from_input(&input.wire));
                 crate::combat::set_pilot_input(&mut self.world, entity, &input.wire);
+                if slot.designation != slot.designation_applied {
+                    if let Some(d) = slot.designation {
+                        crate::combat::set_designation(&mut self.world, entity, d);
+                    }
+                    slot.designation_applied = slot.designation;
+                }
                 // The respawn bit is level on the wire and edge-detected here: a held key (or a
                 // repeated input) is one request.
                 let pressed = input.wire.buttons & buttons::RESPAWN != 0;

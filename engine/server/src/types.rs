@@ -88,7 +88,9 @@ impl TypeRegistry {
                         fl_content::TypeSource::Builtin => None,
                         fl_content::TypeSource::Pack(p) => Some(p.clone()),
                     },
-                    combat: Some(Arc::new(CombatType::from_def(&t.def, &weapons))),
+                    combat: Some(Arc::new(
+                        CombatType::from_def(&t.def, &weapons).with_sensors(&t.def, content),
+                    )),
                 }
             })
             .collect();

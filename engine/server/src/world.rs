@@ -291,6 +291,12 @@ impl World {
         self.pool.get_mut(id)
     }
 
+    /// The live entity in pool slot `index`, with its full id (sensing and designations name
+    /// entities by index).
+    pub fn by_index(&self, index: u32) -> Option<(EntityId, &Entity)> {
+        self.pool.by_index(index)
+    }
+
     /// Live entities in index order.
     pub fn iter(&self) -> impl Iterator<Item = (EntityId, &Entity)> {
         self.pool.iter()

@@ -145,6 +145,10 @@ impl Base {
         self.fbm(d, 1.6, 4, 1) * cap - 0.08
     }
 
+    /// No base height exceeds this, m: the continental rise (at most 2600 m, `land` ≤ 1) plus
+    /// the hills (fbm ≤ 1, so at most 1.6 × 450 m).
+    pub const MAX_HEIGHT_M: f64 = 2600.0 + 1.6 * 450.0;
+
     /// Height above the sphere, m, for a unit direction: exactly 0 over the sea.
     pub fn height(&self, d: Vec3) -> f64 {
         let land = self.land(d);
@@ -325,6 +329,7 @@ mod tests {
         }
         assert!((2000..8000).contains(&land), "land {land} sea {sea}");
         assert!(high > 50, "mountains {high}, max {max}");
+        assert!(max <= Base::MAX_HEIGHT_M, "{max} above the bound");
         // The polar cap around the world origin is flat sea.
         for lon in [-180.0, -90.0, 0.0, 45.0, 170.0] {
             for lat in [77.0, 80.0, 85.0, 90.0] {

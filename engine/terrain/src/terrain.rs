@@ -207,6 +207,24 @@ impl Terrain {
         self.outer(d).0
     }
 
+    /// An upper bound on the surface height anywhere on this terrain, m above the sphere: the
+    /// highest sample of every readable pack height tile plus the skirt's relief, or the
+    /// procedural base's own bound ([`Base::MAX_HEIGHT_M`]), whichever is higher. Every height
+    /// is a blend (convex) of those surfaces, and bilinear sampling never exceeds its corners.
+    /// Decodes every height tile once (a pure function of the pack's files): call it once at
+    /// load (the server's sensing sets its line-of-sight ceiling from it).
+    pub fn max_height_bound_m(&self) -> f64 {
+        let mut pack = f64::NEG_INFINITY;
+        for key in self.index().height_tiles() {
+            if let Some(TileData::Heights(h)) = self.store.load(Layer::Heights, key)
+                && let Some(&m) = h.iter().max()
+            {
+                pack = pack.max(f64::from(m));
+            }
+        }
+        (pack + crate::skirt::SKIRT_RELIEF_M).max(Base::MAX_HEIGHT_M)
+    }
+
     /// The tile store (for the renderer's [`crate::TileLoader`] and cache statistics).
     pub fn store(&self) -> &Arc<TileStore> {
         &self.store

@@ -125,6 +125,7 @@ fn value_of(ext: &Ext) -> Value {
         } => json!({"targetLead": target_lead, "depthTicks": depth_ticks, "queued": queued}),
         Ext::InputClockLead(v) => json!(v),
         Ext::InputViewDelay(v) => json!(v),
+        Ext::InputDesignate(v) => json!(v),
         // `null` = the same as the entry before it.
         Ext::InputRedundancy(copies) => Value::Array(
             copies
@@ -374,6 +375,7 @@ fn typed_from_json(tag_value: u16, v: &Value) -> Result<Ext, String> {
             }
         }
         tag::INPUT_CLOCK_LEAD => Ext::InputClockLead(i32_of(v, name)?),
+        tag::INPUT_DESIGNATE => Ext::InputDesignate(num(v, name)?),
         tag::INPUT_VIEW_DELAY => Ext::InputViewDelay(
             array(v, name)?
                 .iter()

@@ -95,8 +95,10 @@ pub fn content(pack: &Path) -> Content {
     .expect("content loads")
 }
 
-/// fl-content's sensor def as this crate's spec: the conversion the server's integration does
-/// (shown here so it is tested against the pack). fl-content holds the track's hold on the def;
+/// fl-content's sensor def as this crate's spec, without the pack's exceptions by id: the
+/// production conversion is fl-server's `combat::sensors::spec_from_def` (tested against the
+/// pack in engine/server/tests/combat_sensing.rs; this crate cannot depend on fl-content). This
+/// copy checks that fl-content's numbers match this crate's own reading of the files. fl-content holds the track's hold on the def;
 /// the search lobe holds nothing. `doppler`: `Some(true)` pulse-doppler, `Some(false)` no
 /// look-down, absent: the kind's default.
 pub fn spec_from_content(d: &fl_content::SensorDef) -> SensorSpec {

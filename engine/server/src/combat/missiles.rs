@@ -3,10 +3,16 @@
 //! fl-combat's flyout over the world's terrain, and what their endings do — blast on every
 //! entity within the warhead's radius; plus the chaff and flares in the air.
 //!
-//! - A missile's target is fixed at launch: [`temporary_missile_target`] until sensing lands.
-//!   A shot that needs the launcher's support (semi-active) is supported while the launcher is
-//!   in the fight and the target inside the missile's search lobe as seen from the launcher's
-//!   nose (also temporary: sensing will give the launcher's STT lock).
+//! - A missile's target is fixed at launch ([`launch_target`]): the launcher's firing-quality
+//!   (STT) lock from its sensing when it holds one — the missile leaves locked when its seeker
+//!   would lock that target from the rail, else searching with the lock as its cue
+//!   (lock-on-after-launch, fl-combat's seeker acquires in flight); with no STT lock a
+//!   fire-and-forget seeker (IR) acquires by itself from the rail ([`seeker_acquisition`]:
+//!   the nearest non-friendly target its search lobe would lock, terrain included), and a
+//!   semi-active shot has nothing to guide on and flies unguided.
+//! - A shot that needs the launcher's support (semi-active) is supported while the launcher,
+//!   in the fight, holds its STT lock on the missile's target ([`supports`]); when the lock
+//!   drops, the seeker coasts its `lock_hold_s` and goes dumb.
 //! - Rockets and bombs fly ballistically; once armed they detonate on the first entity their
 //!   last step sweeps through (never their launcher: a store separating slowly from its rack
 //!   stays inside the launcher's hit sphere for a second or more) or on the ground.
@@ -19,6 +25,7 @@
 //! Must not: decide what a pilot may fire (weapons does), or send anything.
 
 use crate::combat::damage::Credit;
+use crate::combat::sensors::{sensing_id, world_id};
 use crate::combat::stores::WeaponSpec;
 use crate::combat::weapons::Shooter;
 use crate::combat::{CombatSystem, Combatant};
@@ -175,36 +182,86 @@ fn ground_of(world: &World) -> impl Fn(Vec3) -> f64 + '_ {
     move |p: Vec3| floor.height_at_world(radius, p)
 }
 
-/// TEMPORARY, until sensing lands: the missile's target is the nearest entity of another
-/// faction still in the fight that its seeker would lock from the shooter's nose right now
-/// (search lobe, range scaled by signature, line of sight assumed). Sensing replaces this with
-/// the contact the launcher has locked.
-pub fn temporary_missile_target(
+/// Does `launcher`, still in the fight, hold a firing-quality (STT) lock on `target` now? What
+/// a semi-active missile needs to keep guiding (the launcher illuminates the target).
+pub fn supports(world: &World, launcher: EntityId, target: EntityId) -> bool {
+    world
+        .get(launcher)
+        .filter(|l| !l.combat.is_out() && l.crashed_at.is_none())
+        .and_then(|l| l.combat.sensing.as_deref())
+        .and_then(|s| s.contact(sensing_id(target)))
+        .is_some_and(|c| c.firing_quality)
+}
+
+/// The launcher's firing-quality lock, when it names an entity a weapon may strike.
+fn locked_target(world: &World, shooter: EntityId) -> Option<EntityId> {
+    let lock = world
+        .get(shooter)?
+        .combat
+        .sensing
+        .as_deref()?
+        .firing_quality_lock()?;
+    let id = world_id(world, lock.target)?;
+    world.get(id).filter(|e| strikable(e)).map(|_| id)
+}
+
+/// A fire-and-forget seeker's own lock from the launcher's rail: the nearest entity of another
+/// faction in the fight that the head's search lobe would lock right now (signature-scaled
+/// range, the notch, and the terrain between them).
+pub fn seeker_acquisition(
     world: &World,
     shooter: &Shooter,
     spec: &MissileSpec,
-) -> Option<(EntityId, TargetView)> {
+    los: &fl_combat::sensing::LosConfig,
+) -> Option<EntityId> {
     let ground = ground_of(world);
     let env = FlyoutEnv {
         planet: *world.planet(),
         wind: Vec3::ZERO,
         ground: &ground,
     };
-    let mut best: Option<(f64, EntityId, TargetView)> = None;
+    let mut best: Option<(f64, EntityId)> = None;
     for (id, e) in world.iter() {
         if id == shooter.id || e.faction == shooter.faction || !strikable(e) {
             continue;
         }
         let view = target_view(spec, e);
-        if !missile::would_lock(spec, &env, shooter.position, shooter.forward, &view, true) {
+        if !missile::would_lock(spec, &env, shooter.position, shooter.forward, &view, false) {
             continue;
         }
         let d = (view.position - shooter.position).length();
-        if best.as_ref().is_none_or(|b| d < b.0) {
-            best = Some((d, id, view));
+        if best.as_ref().is_some_and(|b| d >= b.0) {
+            continue;
+        }
+        let clear = fl_combat::sensing::line_of_sight(
+            world.floor(),
+            world.planet(),
+            shooter.position,
+            view.position,
+            los,
+        );
+        if clear {
+            best = Some((d, id));
         }
     }
-    best.map(|(_, id, v)| (id, v))
+    best.map(|(_, id)| id)
+}
+
+/// What a missile launched now guides on, and whether the launcher holds a lock on it (see the
+/// module doc).
+pub fn launch_target(
+    world: &World,
+    shooter: &Shooter,
+    spec: &MissileSpec,
+    los: &fl_combat::sensing::LosConfig,
+) -> Option<(EntityId, bool)> {
+    if let Some(t) = locked_target(world, shooter.id) {
+        return Some((t, true));
+    }
+    if spec.params().seeker.fire_and_forget {
+        return seeker_acquisition(world, shooter, spec, los).map(|t| (t, false));
+    }
+    None
 }
 
 fn projectile_entity(
@@ -249,7 +306,8 @@ pub(crate) fn launch_missile(
     if !world.has_room() || weapon.projectile_type.is_none() {
         return false;
     }
-    let target = temporary_missile_target(world, shooter, spec);
+    let target = launch_target(world, shooter, spec, &sys.los_config())
+        .and_then(|(t, lock)| world.get(t).map(|e| (t, target_view(spec, e), lock)));
     let state = {
         let ground = ground_of(world);
         let env = FlyoutEnv {
@@ -266,7 +324,7 @@ pub(crate) fn launch_missile(
                 velocity: shooter.velocity,
                 nose: shooter.forward,
                 target: target.map(|t| t.1),
-                launcher_lock: target.is_some(),
+                launcher_lock: target.is_some_and(|t| t.2),
             },
         )
     };
@@ -472,16 +530,8 @@ fn fly(
         } => {
             let tgt = target.and_then(|t| world.get(t).filter(|e| strikable(e)).map(|e| (t, e)));
             let view = tgt.map(|(_, e)| target_view(spec, e));
-            // TEMPORARY support rule (sensing gives the launcher's STT lock later): the launcher
-            // is in the fight and the target is in the missile's search lobe off its nose.
-            let launcher_lock = match (view, world.get(shooter.id)) {
-                (Some(v), Some(l)) if !l.combat.is_out() && l.crashed_at.is_none() => {
-                    Shooter::of(world, shooter.id).is_some_and(|now| {
-                        missile::would_lock(spec, &env, now.position, now.forward, &v, true)
-                    })
-                }
-                _ => false,
-            };
+            // Support: the launcher still holds its STT lock on the target (sensing).
+            let launcher_lock = tgt.is_some_and(|(t, _)| supports(world, shooter.id, t));
             let inputs = MissileInputs {
                 seed,
                 target: view,

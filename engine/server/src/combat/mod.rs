@@ -11,13 +11,14 @@
 //! Must not: talk to peers (the server's `combat_comms` sends what this module queues), read
 //! files (fl-content did), or read the wall clock.
 //!
-//! Seams for work that lands later (each one function, documented where it is):
-//! - [`missiles::temporary_missile_target`]: the nearest hostile in the seeker's lobe — to be
-//!   replaced by the launcher's locked contact when sensing lands.
+//! Sensing ([`sensors`]) runs first in the step: each sensor-carrying entity's contacts are
+//! checked at 10 Hz, staggered by index; fire control reads the launcher's locks from them, and
+//! AI reads them through [`sensors::contacts_of`] (`Server::contacts_of`).
 
 pub mod damage;
 pub mod events;
 pub mod missiles;
+pub mod sensors;
 pub mod stores;
 pub mod weapons;
 
@@ -52,6 +53,9 @@ pub struct PilotInput {
     pub buttons: u8,
     pub selected_station: u8,
     pub radar_mode: u8,
+    /// A new designation asked for this tick (`InputDesignate`: an entity index, or
+    /// `fl_protocol::tlv::DESIGNATE_NONE` to clear); `None`: unchanged.
+    pub designate: Option<u32>,
 }
 
 /// One entity's combat state.
@@ -79,6 +83,8 @@ pub struct Combatant {
     pub out_since: Option<u64>,
     /// Set on projectile entities: what flies it.
     pub projectile: Option<Box<Projectile>>,
+    /// Its sensors' state: radar mode, designation, contacts (`None`: the type has no sensors).
+    pub sensing: Option<Box<fl_combat::sensing::Sensing>>,
     /// The stores changed: the flight model's payload must follow.
     pub payload_dirty: bool,
 }
@@ -88,7 +94,12 @@ impl Combatant {
     pub fn armed(kit: Option<Arc<CombatType>>) -> Self {
         let loadout = kit.as_deref().map(Loadout::default_for).unwrap_or_default();
         let selected = loadout.default_selection();
+        let sensing = kit
+            .as_ref()
+            .filter(|k| !k.sensors.is_empty())
+            .map(|_| Box::default());
         Self {
+            sensing,
             hp: kit.as_ref().map_or(0.0, |k| k.max_hp),
             kit,
             loadout,
@@ -226,6 +237,15 @@ impl Combatant {
         if let Some(p) = &self.projectile {
             eat(p.hash_bits());
         }
+        if let Some(s) = &self.sensing {
+            eat(s.mode() as u64);
+            eat(s.designated().map_or(u64::MAX, |d| d.0));
+            for c in s.contacts() {
+                eat(c.target.0);
+                eat(c.state as u64 | u64::from(c.firing_quality) << 8);
+                eat(c.position.x.to_bits() ^ c.position.z.to_bits());
+            }
+        }
         h
     }
 }
@@ -238,7 +258,23 @@ pub fn set_pilot_input(world: &mut World, id: EntityId, input: &ClientInput) {
             buttons: input.buttons,
             selected_station: input.selected_station,
             radar_mode: input.radar_mode,
+            designate: None,
         });
+    }
+}
+
+/// Hands a pilot's new designation (`InputDesignate`) to its aircraft's fire control; call
+/// after [`set_pilot_input`] on the tick it changed. The combat step designates it only when
+/// the aircraft's sensors hold a contact on it (else refused, `bad_designation`).
+pub fn set_designation(world: &mut World, id: EntityId, target: u32) {
+    if let Some(e) = world.get_mut(id) {
+        let input = e.combat.input.get_or_insert(PilotInput {
+            buttons: e.combat.held,
+            selected_station: KEEP,
+            radar_mode: KEEP,
+            designate: None,
+        });
+        input.designate = Some(target);
     }
 }
 
@@ -259,6 +295,9 @@ pub struct Refusals {
     pub no_countermeasures: u64,
     /// `radarMode` outside 0..=3 (and not 255).
     pub bad_radar_mode: u64,
+    /// A designation of an entity the aircraft's sensors hold no contact on (or of an empty
+    /// slot, or from an aircraft without sensors).
+    pub bad_designation: u64,
     /// Any intent from an aircraft already out of the fight.
     pub out_of_fight: u64,
 }
@@ -273,6 +312,7 @@ impl Refusals {
             + self.no_ammo
             + self.no_countermeasures
             + self.bad_radar_mode
+            + self.bad_designation
             + self.out_of_fight
     }
 }
@@ -287,6 +327,8 @@ pub struct Totals {
     pub detonations: u64,
     pub decoys: u64,
     pub kills: u64,
+    /// Sensing checks run (one observer, one check).
+    pub sensing_checks: u64,
 }
 
 /// The world's combat state.
@@ -309,6 +351,8 @@ pub struct CombatSystem {
     rewinds: BTreeMap<EntityId, f64>,
     /// The largest collision radius of any type (the rewound query's broadphase bound).
     max_radius_m: f64,
+    /// The world's highest terrain bound (sensing's line-of-sight ceiling), once known.
+    los_ceiling_m: Option<f64>,
 }
 
 impl CombatSystem {
@@ -349,6 +393,9 @@ impl CombatSystem {
         for &id in &report.crashed {
             self.lose(world, id, tick);
         }
+        // Sensing before fire control: modes and designations apply to the next check, and a
+        // launch reads the locks this check left.
+        self.sense(world, tick);
         weapons::fire_control(self, world, tick);
         missiles::step_projectiles(self, world, tick, wind);
         missiles::step_decoys(&mut self.decoys, world.planet());

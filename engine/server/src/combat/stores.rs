@@ -358,6 +358,12 @@ pub struct CombatType {
     pub ir_signature: f64,
     /// Radar cross-section multiplier (radar range scales with its square root).
     pub rcs: f64,
+    /// Its sensors (empty: it senses nothing; see [`CombatType::with_sensors`]).
+    pub sensors: crate::combat::sensors::SensorSuite,
+    /// What it presents to others' sensors (the def's `[signatures]`).
+    pub signatures: fl_combat::sensing::Signatures,
+    /// Crew skill for the probability of detection (`[ai] skill`, 0.5 leaves it as authored).
+    pub skill: f64,
 }
 
 impl Default for CombatType {
@@ -371,6 +377,17 @@ impl Default for CombatType {
             tiers: Tiers::default(),
             ir_signature: 1.0,
             rcs: 1.0,
+            sensors: crate::combat::sensors::SensorSuite {
+                specs: Vec::new(),
+                reach_m: 0.0,
+            },
+            signatures: fl_combat::sensing::Signatures {
+                rcs: 1.0,
+                ir: 1.0,
+                visual: 1.0,
+                laser: 1.0,
+            },
+            skill: 0.5,
         }
     }
 }
@@ -410,7 +427,20 @@ impl CombatType {
             },
             ir_signature: finite_or(def.signatures.ir, 1.0),
             rcs: finite_or(def.signatures.rcs, 1.0),
+            signatures: crate::combat::sensors::signatures_from_def(&def.signatures),
+            skill: if def.ai.skill.is_finite() {
+                def.ai.skill.clamp(0.0, 1.0)
+            } else {
+                0.5
+            },
+            ..Self::default()
         }
+    }
+
+    /// The same type with its def's sensors, resolved in `content` (docs/sensing.md).
+    pub fn with_sensors(mut self, def: &EntityDef, content: &Content) -> Self {
+        self.sensors = crate::combat::sensors::SensorSuite::from_def(def, content);
+        self
     }
 }
 

@@ -160,6 +160,17 @@ pub(crate) fn fire_control(sys: &mut CombatSystem, world: &mut World, tick: u64)
 }
 
 fn fire_one(sys: &mut CombatSystem, world: &mut World, id: EntityId, tick: u64) {
+    // A designation names a pool index: the entity in that slot now (its generation included).
+    let designee = world
+        .get(id)
+        .and_then(|e| e.combat.input.as_ref())
+        .and_then(|i| i.designate)
+        .filter(|&d| d != fl_protocol::tlv::DESIGNATE_NONE)
+        .map(|d| {
+            world
+                .by_index(d)
+                .map(|(w, _)| crate::combat::sensors::sensing_id(w))
+        });
     let Some(e) = world.get_mut(id) else { return };
     let input = e.combat.input.take();
     let Some(input) = input else {
@@ -180,6 +191,9 @@ fn fire_one(sys: &mut CombatSystem, world: &mut World, id: EntityId, tick: u64) 
         return;
     }
     let station_ok = select(&mut sys.refused, e, &input);
+    if let Some(d) = input.designate {
+        designate(&mut sys.refused, e, d, designee.flatten());
+    }
     if pressed(buttons::EJECT) && e.owner().is_some() && matches!(e.body, Body::Aircraft { .. }) {
         tracing::info!(entity = ?id, "ejected");
         sys.lose(world, id, tick);
@@ -207,10 +221,17 @@ fn fire_one(sys: &mut CombatSystem, world: &mut World, id: EntityId, tick: u64) 
 /// Applies the radar mode and station selection; false when the input named a station the
 /// aircraft does not have (refused, counted).
 fn select(refused: &mut Refusals, e: &mut crate::world::Entity, input: &PilotInput) -> bool {
-    match input.radar_mode {
-        KEEP => {}
-        m @ 0..=3 => e.combat.radar_mode = m,
-        _ => refused.bad_radar_mode += 1,
+    // The mode goes through the sensing's own check (0–3 set, 255 keeps, else refused); an
+    // aircraft without sensors keeps the byte for its record all the same.
+    let m = input.radar_mode;
+    let ok = match e.combat.sensing.as_deref_mut() {
+        Some(s) => s.apply_mode_byte(m).is_ok(),
+        None => m == KEEP || fl_combat::sensing::RadarMode::from_wire(m).is_some(),
+    };
+    if !ok {
+        refused.bad_radar_mode += 1;
+    } else if m != KEEP {
+        e.combat.radar_mode = m;
     }
     match input.selected_station {
         KEEP | JETTISON_STATION => true,
@@ -222,6 +243,29 @@ fn select(refused: &mut Refusals, e: &mut crate::world::Entity, input: &PilotInp
             refused.no_such_station += 1;
             false
         }
+    }
+}
+
+/// Applies a designation (`InputDesignate`): clearing always works; a target is designated only
+/// when the aircraft's sensors hold a contact on it (`target` is the entity in the named slot),
+/// else refused without effect.
+fn designate(
+    refused: &mut Refusals,
+    e: &mut crate::world::Entity,
+    wire: u32,
+    target: Option<fl_combat::sensing::EntityId>,
+) {
+    let Some(s) = e.combat.sensing.as_deref_mut() else {
+        refused.bad_designation += 1;
+        return;
+    };
+    if wire == fl_protocol::tlv::DESIGNATE_NONE {
+        s.designate(None);
+        return;
+    }
+    match target.filter(|t| s.contact(*t).is_some_and(|c| c.state.held())) {
+        Some(t) => s.designate(Some(t)),
+        None => refused.bad_designation += 1,
     }
 }
 

@@ -1,10 +1,15 @@
 //! Combat comms: the tick's kill records broadcast to every admitted peer as `MsgCombatEvent` on
-//! the reliable channel, and each peer's own tallies (`Stats` and `Shots` records) unicast when
-//! they changed (at once after a kill or loss, else at most twice a second). The combat rules
-//! themselves are `crate::combat`'s; this only delivers what it queued.
+//! the reliable channel, each peer's own tallies (`Stats` and `Shots` records) unicast when
+//! they changed (at once after a kill or loss, else at most twice a second), and each flying
+//! peer's `MsgDatalink` (its team's fused picture and its RWR) every
+//! [`DATALINK_EVERY_TICKS`] on the unreliable channel. The combat rules themselves are
+//! `crate::combat`'s; this only delivers what it queued or built.
 
 use super::{Server, send};
 use crate::combat::CombatSystem;
+use crate::combat::sensors::{DATALINK_EVERY_TICKS, DatalinkFrame, contacts_of, datalink_for};
+use crate::pool::EntityId;
+use fl_combat::sensing::Contact;
 use fl_net::{Channel, PeerId};
 use fl_protocol::msg::combat::{CombatEvent, CombatEventRecord};
 use fl_protocol::tlv::Extensions;
@@ -21,6 +26,42 @@ impl Server {
     /// The world's combat state, for setup (the draw seed) and tests.
     pub fn combat_mut(&mut self) -> &mut CombatSystem {
         &mut self.combat
+    }
+
+    /// What `entity`'s sensors hold, sorted by target (empty without sensors): the only
+    /// picture of the world an AI may act on. Last-known fixes, never the truth;
+    /// `crate::combat::sensors::world_id` turns a contact's target into a pool id.
+    pub fn contacts_of(&self, entity: EntityId) -> &[Contact] {
+        contacts_of(&self.world, entity)
+    }
+
+    /// Every [`DATALINK_EVERY_TICKS`]: one `MsgDatalink` to each admitted peer flying an
+    /// aircraft (unreliable; a lost one is refreshed by the next).
+    pub(super) fn send_datalinks(&mut self) {
+        let tick = self.world.tick();
+        if !tick.is_multiple_of(DATALINK_EVERY_TICKS) {
+            return;
+        }
+        let flying: Vec<(PeerId, EntityId)> = self
+            .peers
+            .iter()
+            .filter_map(|(&p, s)| Some((p, s.admitted.as_ref()?.entity?)))
+            .collect();
+        if flying.is_empty() {
+            return;
+        }
+        let frame = DatalinkFrame::build(&self.world);
+        for (peer, entity) in flying {
+            if let Some(msg) = datalink_for(&self.world, &frame, entity, tick) {
+                send(
+                    self.transport.as_mut(),
+                    peer,
+                    Channel::Unreliable,
+                    msg.into(),
+                    &Extensions::new(),
+                );
+            }
+        }
     }
 
     fn send_records(&mut self, peer: PeerId, records: &[CombatEventRecord]) {

@@ -73,6 +73,8 @@ impl Server {
                 last_delay_ticks: 0,
                 view: Default::default(),
                 last_heard: self.service_ticks,
+                designation: None,
+                designation_applied: None,
             },
         );
         let mut ext = Extensions::new();
