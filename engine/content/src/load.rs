@@ -615,6 +615,27 @@ impl Content {
         // Definitions.
         let sensors = ld.load_defs(&packs, AssetKind::SensorDef, parse_sensor);
         let mut weapons = ld.load_defs(&packs, AssetKind::WeaponDef, parse_weapon);
+        // Builtin weapons (the trainer's gun): the `builtin` namespace is reserved, so no pack
+        // def can share an id with them.
+        for f in builtin::FILES
+            .iter()
+            .filter(|f| f.kind == AssetKind::WeaponDef)
+        {
+            let mut src = Src::new(Path::new(f.path), f.text);
+            let parsed = parse_weapon(&mut src, f.text, BUILTIN_NAMESPACE, BUILTIN_NAMESPACE);
+            let problems: Vec<String> = match parsed {
+                Ok(def) if src.warnings.is_empty() => {
+                    weapons.insert(def.id.clone(), def);
+                    continue;
+                }
+                Ok(_) => src.warnings.iter().map(ToString::to_string).collect(),
+                Err(e) => vec![e.to_string()],
+            };
+            return Err(LoadFailure {
+                errors: vec![ContentError::Builtin(problems.join("; "))],
+                warnings: ld.warnings,
+            });
+        }
         resolve_seekers(&mut ld, &mut weapons, &sensors);
         let entities = ld.load_defs(&packs, AssetKind::EntityDef, parse_entity);
 
