@@ -85,7 +85,11 @@ fn builtin_types_exist_without_any_pack() {
     let r = c.type_record(1).unwrap_or_else(|| panic!("record 1"));
     assert_eq!(r.flight_model, JET_TRAINER_FLIGHT_MODEL);
     // The gun's ammunition is the whole payload (150 lb, no drag).
-    assert!((r.payload_mass_kg - 150.0 * 0.453_592_37).abs() < 0.01, "{}", r.payload_mass_kg);
+    assert!(
+        (r.payload_mass_kg - 150.0 * 0.453_592_37).abs() < 0.01,
+        "{}",
+        r.payload_mass_kg
+    );
     assert_eq!((r.payload_cd0, r.category), (0.0, 0));
 }
 

@@ -169,11 +169,11 @@ mod tests {
             2000.0,
             [
                 me,
-                at(1, 2, Vec3::new(0.0, 3000.0, -2000.0)),    // ahead: locked
+                at(1, 2, Vec3::new(0.0, 3000.0, -2000.0)), // ahead: locked
                 at(2, 2, Vec3::new(3000.0, 3000.0, -1000.0)), // ahead, 72° off: seen
-                at(3, 2, Vec3::new(0.0, 3000.0, 2000.0)),     // behind
-                at(4, 1, Vec3::new(0.0, 3000.0, -500.0)),     // friend
-                at(5, 2, Vec3::new(0.0, 3000.0, -12_000.0)),  // too far
+                at(3, 2, Vec3::new(0.0, 3000.0, 2000.0)),  // behind
+                at(4, 1, Vec3::new(0.0, 3000.0, -500.0)),  // friend
+                at(5, 2, Vec3::new(0.0, 3000.0, -12_000.0)), // too far
             ],
         );
         let mut seen = Vec::new();
