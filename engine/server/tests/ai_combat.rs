@@ -6,7 +6,7 @@ mod common;
 
 use common::Harness;
 use fl_server::pool::EntityId;
-use fl_server::server::{ServerConfig, SpawnPoint};
+use fl_server::server::{GeoAnchor, ServerConfig, SpawnPoint};
 use fl_server::world::{Body, Pilot};
 
 const TRAINER: &str = "builtin:jet-trainer";
@@ -18,7 +18,8 @@ fn spawn() -> SpawnPoint {
         altitude_m: 3000.0,
         heading_deg: 0.0,
         speed_mps: 200.0,
-        anchor: None,
+        // Nevada: away from the world origin's pole, where a compass heading means little.
+        anchor: Some(GeoAnchor::NEVADA_HOME),
     }
 }
 

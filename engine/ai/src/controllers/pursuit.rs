@@ -18,6 +18,10 @@ use crate::weapons::{ContactView, FireControl, WeaponIntent, contact_of, nearest
 use fl_flight::Controls;
 use fl_flight::math::{Vec3, cos, sin};
 
+/// Turn-rate gain while tracking with the gun, 1/s (tighter than the chase's: the aim error is
+/// small and the shot needs it smaller).
+pub const GUN_TRACK_GAIN: f64 = 2.0;
+
 /// Which point the pursuer aims at.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PursuitMode {
@@ -177,20 +181,34 @@ impl Pursuit {
 
     /// Where to point the velocity vector: the mode's aim point, or inside gun range the point
     /// that puts the nose (`alpha` above the velocity) on the gun's solution.
-    fn steer_point(&self, me: &EntityView, world: &dyn WorldView, target: &EntityView) -> Vec3 {
+    /// The acceleration demand: the velocity swung toward [`Pursuit::aim_point`], or inside gun
+    /// range toward the point that puts the nose (alpha above the velocity) on the gun's aim
+    /// point, plus the line of sight's own turn rate fed forward (`ω × V`, ω = r × v_rel / r²)
+    /// so a tracking shot has no steady lag behind a moving line of sight.
+    fn steer_accel(&self, me: &EntityView, world: &dyn WorldView, target: &EntityView) -> Vec3 {
         if self.params.fire
             && let Some(c) = contact_of(world, me.id, target.id)
             && let Some(aim) = self.fire.gun_solution(me, world, &c)
         {
-            let range = (aim - me.position).length();
+            let r = aim - me.position;
+            let range = r.length();
             let alpha = if me.alpha_rad.is_finite() {
                 me.alpha_rad.clamp(-0.3, 0.3)
             } else {
                 0.0
             };
-            return aim - me.body_up() * (range * sin(alpha) / cos(alpha));
+            let point = aim - me.body_up() * (range * sin(alpha) / cos(alpha));
+            let mut a = pursue_accel(me, point, GUN_TRACK_GAIN);
+            if range > 1.0 {
+                let omega = r.cross(c.velocity - me.velocity) * (1.0 / (range * range));
+                let ff = omega.cross(me.velocity);
+                if ff.is_finite() {
+                    a = a + ff;
+                }
+            }
+            return a;
         }
-        self.aim_point(me, target)
+        pursue_accel(me, self.aim_point(me, target), self.params.k_turn)
     }
 
     /// The point this pursuer aims at against `target`.
@@ -241,8 +259,7 @@ impl Controller for Pursuit {
             Some(target) => {
                 self.hold.release();
                 self.current = Some(target.id);
-                let aim = self.steer_point(me, world, &target);
-                pursue_accel(me, aim, self.params.k_turn)
+                self.steer_accel(me, world, &target)
             }
             None => {
                 self.current = None;
