@@ -351,18 +351,27 @@ impl Pilot for Attack {
         let range = rel.length();
         // Steering: lead pursuit (intercept at the own speed) while far; inside 1.2 km the nose,
         // alpha above the velocity, onto the target itself (the hitscan gun's aim point).
-        let aim = if range > 1_200.0 {
+        let accel = if range > 1_200.0 {
             let t_go = fl_ai::guidance::time_to_go(rel, s.velocity, t_vel, 30.0);
-            t_pos + t_vel * t_go
+            fl_ai::autopilot::pursue_accel(&me, t_pos + t_vel * t_go, 0.8)
         } else {
             let alpha = if me.alpha_rad.is_finite() {
                 me.alpha_rad.clamp(-0.3, 0.3)
             } else {
                 0.0
             };
-            t_pos - me.body_up() * (range * sin(alpha) / cos(alpha))
+            let point = t_pos - me.body_up() * (range * sin(alpha) / cos(alpha));
+            // Tracking: a tighter gain and the line of sight's turn rate fed forward (as fl-ai's
+            // pursuit tracks with the gun), so a turning target leaves no steady lag.
+            let a = fl_ai::autopilot::pursue_accel(
+                &me,
+                point,
+                fl_ai::controllers::pursuit::GUN_TRACK_GAIN,
+            );
+            let omega = rel.cross(t_vel - s.velocity) * (1.0 / (range * range).max(1.0));
+            let ff = omega.cross(s.velocity);
+            if ff.is_finite() { a + ff } else { a }
         };
-        let accel = fl_ai::autopilot::pursue_accel(&me, aim, 0.8);
         let power = fl_ai::Power::Throttle {
             throttle: 1.0,
             afterburner: range > 3_000.0,

@@ -192,7 +192,7 @@ pub fn nearest_hostile_contact(
 ) -> Option<ContactView> {
     let mut best: Option<(f64, ContactView)> = None;
     world.contacts(me.id, &mut |c| {
-        if !c.hostile || c.target == me.id || !(c.age_s <= max_age_s) {
+        if !c.hostile || c.target == me.id || c.age_s.is_nan() || c.age_s > max_age_s {
             return;
         }
         let d = me.distance_sq(c.position);

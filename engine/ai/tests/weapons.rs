@@ -21,10 +21,10 @@ impl WorldView for Scripted {
     }
     fn for_each_near(&self, _: Vec3, _: f64, _: &mut dyn FnMut(&EntityView)) {}
     fn contacts(&self, _: EntityId, visit: &mut dyn FnMut(&ContactView)) {
-        self.contacts.iter().for_each(|c| visit(c));
+        self.contacts.iter().for_each(visit);
     }
     fn stores(&self, _: EntityId, visit: &mut dyn FnMut(&StationView)) {
-        self.stations.iter().for_each(|s| visit(s));
+        self.stations.iter().for_each(visit);
     }
     fn radar_mode(&self, _: EntityId) -> Option<u8> {
         Some(self.radar)

@@ -38,7 +38,7 @@ pub fn ai_contacts(grid: &GridWorld, observer: &EntityView, visit: &mut dyn FnMu
         }
         let d = e.position - observer.position;
         let range = d.length();
-        if !(range <= SEAM_SIGHT_RANGE_M) || range <= 0.0 || d.dot(fwd) <= 0.0 {
+        if range.is_nan() || range > SEAM_SIGHT_RANGE_M || range <= 0.0 || d.dot(fwd) <= 0.0 {
             return;
         }
         let off = atan2(fwd.cross(d).length(), fwd.dot(d));
@@ -127,7 +127,7 @@ impl WorldView for AiWorld<'_> {
 
     fn stores(&self, me: EntityId, visit: &mut dyn FnMut(&StationView)) {
         if me == self.me.id {
-            self.stations.iter().for_each(|s| visit(s));
+            self.stations.iter().for_each(visit);
         }
     }
 

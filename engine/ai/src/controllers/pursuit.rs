@@ -203,7 +203,7 @@ impl Pursuit {
                 let omega = r.cross(c.velocity - me.velocity) * (1.0 / (range * range));
                 let ff = omega.cross(me.velocity);
                 if ff.is_finite() {
-                    a = a + ff;
+                    a += ff;
                 }
             }
             return a;
