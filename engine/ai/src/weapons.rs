@@ -215,8 +215,13 @@ pub struct FireControl {
     last_launch: Option<u64>,
     /// The target of the last launch and the tick the look ends.
     looking_at: Option<(EntityId, u64)>,
-    /// The release button was held last tick (the server acts on the press).
+    /// The release button was held last tick (the server acts on the press). True at the
+    /// start: an aircraft's buttons count as held when it spawns, so the first press must
+    /// follow a tick of letting go.
     release_held: bool,
+    /// The last launch's station and the stores it held before: a launch the server did not
+    /// make (refused, or the press not seen) is forgotten once the count has not fallen.
+    pending: Option<(u8, u32, u64)>,
     /// Shots decided so far (trigger ticks and launches), for status lines and tests.
     pub trigger_ticks: u64,
     pub launches: u64,
@@ -235,7 +240,8 @@ impl FireControl {
             params,
             last_launch: None,
             looking_at: None,
-            release_held: false,
+            release_held: true,
+            pending: None,
             trigger_ticks: 0,
             launches: 0,
         }
@@ -299,6 +305,21 @@ impl FireControl {
         let mut stations: Vec<StationView> = Vec::new();
         world.stores(me.id, &mut |s| stations.push(*s));
         stations.sort_by_key(|s| s.station);
+        // Did the last launch happen? Two ticks after the press the station must hold less.
+        if let Some((station, before, at)) = self.pending
+            && tick >= at + 2
+        {
+            self.pending = None;
+            let now = stations
+                .iter()
+                .find(|s| s.station == station)
+                .map_or(0, |s| s.rounds);
+            if now >= before {
+                // Not launched: nothing to look at, but the interval still spaces the presses.
+                self.looking_at = None;
+                self.launches = self.launches.saturating_sub(1);
+            }
+        }
 
         // Gun.
         if let Some(s) = stations
@@ -364,6 +385,7 @@ impl FireControl {
             intent.station = Some(s.station);
             intent.release = true;
             self.release_held = true;
+            self.pending = Some((s.station, s.rounds, tick));
             self.last_launch = Some(tick);
             let look_s = (self.params.look_fraction * time_of_flight_s).min(self.params.look_max_s);
             self.looking_at = Some((c.target, tick + (look_s / DT) as u64));

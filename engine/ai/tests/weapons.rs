@@ -79,20 +79,37 @@ fn missile(station: u8, seeker: SeekerClass) -> StationView {
     }
 }
 
-fn decide(w: &Scripted, fc: &mut FireControl, tick: u64) -> WeaponIntent {
+/// One tick of fire control against `w`; a release takes a store off its station (as the
+/// server's release does).
+fn decide(w: &mut Scripted, fc: &mut FireControl, tick: u64) -> WeaponIntent {
     let c = w.contacts.first().copied();
-    fc.decide(&me(), w, c.as_ref(), tick)
+    let i = fc.decide(&me(), w, c.as_ref(), tick);
+    if i.release
+        && let Some(s) = w.stations.iter_mut().find(|s| Some(s.station) == i.station)
+    {
+        s.rounds = s.rounds.saturating_sub(1);
+    }
+    i
+}
+
+/// Fire control past its first tick (buttons count as held at spawn: the first tick lets go).
+fn settled(w: &mut Scripted) -> FireControl {
+    let mut fc = FireControl::default();
+    let first = decide(w, &mut fc, 0);
+    assert_eq!(first, WeaponIntent::default(), "the first tick lets go");
+    fc
 }
 
 #[test]
 fn the_gun_fires_only_at_a_hostile_contact_in_range_and_on_the_nose() {
     let trig = |c: Option<ContactView>, rounds: u32| {
-        let w = Scripted {
+        let mut w = Scripted {
             contacts: c.into_iter().collect(),
             stations: vec![gun(rounds)],
             radar: radar::TWS,
         };
-        decide(&w, &mut FireControl::default(), 0).trigger
+        let mut fc = settled(&mut w);
+        decide(&mut w, &mut fc, 1).trigger
     };
     assert!(trig(Some(contact(500.0, 0.3, false)), 300));
     assert!(
@@ -127,7 +144,7 @@ fn a_finite_muzzle_velocity_leads_a_crossing_target() {
 
 #[test]
 fn an_ir_missile_launches_on_a_locked_contact_with_interval_and_shoot_look_shoot() {
-    let w = Scripted {
+    let mut w = Scripted {
         contacts: vec![contact(3000.0, 5.0, true)],
         stations: vec![
             missile(1, SeekerClass::Infrared),
@@ -135,21 +152,23 @@ fn an_ir_missile_launches_on_a_locked_contact_with_interval_and_shoot_look_shoot
         ],
         radar: radar::TWS,
     };
-    let mut fc = FireControl::default();
-    let first = decide(&w, &mut fc, 100);
+    let mut fc = settled(&mut w);
+    let first = decide(&mut w, &mut fc, 100);
     assert!(first.release && first.station == Some(1), "{first:?}");
     // The press lasts one tick.
-    assert!(!decide(&w, &mut fc, 101).release);
+    assert!(!decide(&mut w, &mut fc, 101).release);
     // Looking: no second launch at the same target for 0.8 × 20 s = 16 s.
     let look = (16.0 / DT) as u64;
     let mut launches = vec![];
     for t in 102..(100 + look + 120) {
-        if decide(&w, &mut fc, t).release {
+        if decide(&mut w, &mut fc, t).release {
             launches.push(t);
         }
     }
     assert_eq!(launches.len(), 1, "{launches:?}");
     assert!(launches[0] >= 100 + look, "{launches:?}");
+    // The second came off the other station.
+    assert_eq!(w.stations.iter().map(|s| s.rounds).sum::<u32>(), 0);
     // Unlocked, out of the lobe, too close or too far: never.
     for c in [
         contact(3000.0, 5.0, false),
@@ -157,12 +176,13 @@ fn an_ir_missile_launches_on_a_locked_contact_with_interval_and_shoot_look_shoot
         contact(200.0, 0.0, true),
         contact(7000.0, 0.0, true),
     ] {
-        let w = Scripted {
+        let mut w = Scripted {
             contacts: vec![c],
             stations: vec![missile(1, SeekerClass::Infrared)],
             radar: radar::TWS,
         };
-        let i = decide(&w, &mut FireControl::default(), 0);
+        let mut fc = settled(&mut w);
+        let i = decide(&mut w, &mut fc, 1);
         assert!(!i.release, "{c:?}");
         // No gun is carried: no trigger either.
         assert!(!i.trigger);
@@ -176,11 +196,31 @@ fn a_radar_missile_asks_for_stt_and_waits_for_it() {
         stations: vec![missile(3, SeekerClass::Radar)],
         radar: radar::TWS,
     };
-    let mut fc = FireControl::default();
-    let i = decide(&w, &mut fc, 0);
+    let mut fc = settled(&mut w);
+    let i = decide(&mut w, &mut fc, 1);
     assert_eq!(i.radar_mode, Some(radar::STT));
     assert!(!i.release);
     w.radar = radar::STT;
-    let i = decide(&w, &mut fc, 1);
+    let i = decide(&mut w, &mut fc, 2);
     assert!(i.release && i.station == Some(3), "{i:?}");
+}
+
+#[test]
+fn a_launch_the_server_did_not_make_is_retried_after_the_interval() {
+    // The world never takes the store off (a refused press): the look is dropped and the
+    // interval alone spaces the presses.
+    let w = Scripted {
+        contacts: vec![contact(3000.0, 0.0, true)],
+        stations: vec![missile(1, SeekerClass::Infrared)],
+        radar: radar::TWS,
+    };
+    let mut fc = FireControl::default();
+    let mut presses = vec![];
+    for t in 0..(10 * 60) {
+        let c = w.contacts.first().copied();
+        if fc.decide(&me(), &w, c.as_ref(), t).release {
+            presses.push(t);
+        }
+    }
+    assert_eq!(presses, vec![1, 241, 481], "every 4 s");
 }

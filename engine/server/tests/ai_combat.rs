@@ -24,7 +24,11 @@ fn spawn() -> SpawnPoint {
 }
 
 fn ai(h: &mut Harness, faction: u16, line: &str) -> EntityId {
-    let t = h.server.types().index_of(TRAINER).expect("builtin trainer");
+    ai_of(h, TRAINER, faction, line)
+}
+
+fn ai_of(h: &mut Harness, type_id: &str, faction: u16, line: &str) -> EntityId {
+    let t = h.server.types().index_of(type_id).expect("type");
     let ctrl = fl_ai::build_from_line(line, &fl_ai::FactoryContext::default())
         .unwrap_or_else(|e| panic!("{line}: {e}"));
     h.server
@@ -114,4 +118,31 @@ fn an_ai_without_a_hostile_contact_never_fires() {
         "the enemy stayed beyond sight: {} m",
         d.length()
     );
+}
+
+#[test]
+fn an_attacking_f5e_launches_its_sidewinders_through_the_players_release_path() {
+    let Some(pack) = fl_fixtures::fixture_pack_or("the F-5E and its AIM-9P") else {
+        return;
+    };
+    let content = fl_content::Content::load(&fl_content::LoadOptions {
+        pack_dirs: vec![pack],
+        ..fl_content::LoadOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("the fixture pack loads: {e}"));
+    let types = fl_server::types::TypeRegistry::from_content(&content, 1);
+    let mut h = Harness::with_types(7, ServerConfig::default(), types);
+    let shooter = ai_of(&mut h, "fl-base:f5e", 1, "attack");
+    let target = ai_of(&mut h, "fl-base:f5e", 2, "heading 0 3000 200");
+    // 3 km on the nose: inside the AIM-9P's envelope and the seam's lock, beyond gun range.
+    place_ahead(&mut h, shooter, target, 3000.0);
+    h.run(6 * 60, &mut []);
+    let totals = h.server.combat().totals;
+    let refused = h.server.combat().refused;
+    assert!(totals.stores_released >= 1, "{totals:?} {refused:?}");
+    // Shoot-look-shoot: one missile in the air at a time for this target (the look outlasts
+    // these 6 s), and nothing the fire control had to refuse.
+    assert_eq!(totals.stores_released, 1, "{totals:?}");
+    assert_eq!(refused.total(), 0, "{refused:?}");
+    let _ = target;
 }
