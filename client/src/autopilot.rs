@@ -470,4 +470,54 @@ mod tests {
         });
         assert!(c.pitch > 0.5 && c.afterburner, "{c:?}");
     }
+
+    fn seen(idx: u32, faction: u16, own: bool, position: Vec3) -> crate::bridge::RenderEntity {
+        crate::bridge::RenderEntity {
+            idx,
+            generation: 1,
+            type_index: 1,
+            faction,
+            own,
+            position,
+            orientation: fl_flight::math::Quat::IDENTITY,
+            velocity: Vec3::new(0.0, 0.0, -200.0),
+            articulation: Default::default(),
+            damage_level: 0,
+            throttle_pct: 80,
+            ab_engaged: false,
+            source: crate::bridge::PoseSource::Interpolated,
+        }
+    }
+
+    #[test]
+    fn attack_fires_at_a_hostile_on_the_nose_never_at_a_friend_and_launches_when_it_can() {
+        // Level at 3 km flying world −Z (a fresh state's nose) at 200 m/s.
+        let s = AircraftState::flying(Vec3::new(0.0, 3000.0, 0.0), 0.0, 200.0, 1000.0);
+        let ahead = |d: f64| s.position + s.forward() * d;
+        let cmd = |p: &mut Attack, others: &[crate::bridge::RenderEntity], stations: &[u8]| {
+            p.command(&PilotView {
+                seq: 1,
+                ticks: 600,
+                state: Some(&s),
+                planet_radius_m: fl_flight::gravity::EARTH_RADIUS_M,
+                seen: others,
+                faction: Some(1),
+                missile_stations: stations,
+            })
+        };
+        let own = seen(0, 1, true, s.position);
+        let hostile = [own.clone(), seen(3, 2, false, ahead(500.0))];
+        assert!(cmd(&mut Attack::default(), &hostile, &[]).gun);
+        let friend = [own.clone(), seen(3, 1, false, ahead(500.0))];
+        assert!(!cmd(&mut Attack::default(), &friend, &[]).gun);
+        let far = [own.clone(), seen(3, 2, false, ahead(2500.0))];
+        let mut p = Attack::default();
+        let c = cmd(&mut p, &far, &[1, 2]);
+        assert!(!c.gun && c.fire_store && c.station == Some(1), "{c:?}");
+        // The press lasts one tick, and the next launch waits its interval.
+        assert!(!cmd(&mut p, &far, &[1, 2]).fire_store);
+        let mut dead = seen(3, 2, false, ahead(500.0));
+        dead.damage_level = DESTROYED;
+        assert!(!cmd(&mut Attack::default(), &[own, dead], &[]).gun);
+    }
 }
