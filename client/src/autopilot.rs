@@ -1,19 +1,20 @@
 //! Scripted pilots for the headless client and the proofs: `level` (wings level, holds
-//! altitude), `orbit` (a steady banked turn) and `aerobatics` (loops, rolls, barrel rolls,
+//! altitude), `orbit` (a steady banked turn), `aerobatics` (loops, rolls, barrel rolls,
 //! high-g turns, split-S, rudder work, afterburner, gear, flaps and speed-brake cycles, with a
-//! ground guard that recovers before the floor).
+//! ground guard that recovers before the floor) and `attack` (pursues the nearest hostile the
+//! screen shows, fires the gun and launches missiles: [`Attack`]).
 //!
-//! Each is a pure function of the predicted own state and the input tick, so a run is
-//! reproducible bit for bit.
+//! Each is a pure function of the predicted own state, what the screen showed and the input
+//! tick, so a run is reproducible bit for bit.
 
 use crate::client::{Pilot, PilotView};
 use crate::input_clock::PilotInput;
 use fl_flight::AircraftState;
 use fl_flight::gravity::Planet;
-use fl_flight::math::Vec3;
+use fl_flight::math::{Vec3, atan2, cos, sin};
 
 /// The names `--autopilot` accepts.
-pub const AUTOPILOTS: &[&str] = &["aerobatics", "level", "orbit", "idle"];
+pub const AUTOPILOTS: &[&str] = &["aerobatics", "level", "orbit", "idle", "attack"];
 
 /// Builds a scripted pilot by name.
 pub fn by_name(name: &str) -> Option<Box<dyn Pilot + Send>> {
@@ -22,6 +23,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Pilot + Send>> {
         "level" => Some(Box::new(Level)),
         "orbit" => Some(Box::new(Orbit)),
         "idle" => Some(Box::new(Idle)),
+        "attack" => Some(Box::new(Attack::default())),
         _ => None,
     }
 }
@@ -235,6 +237,178 @@ impl Pilot for Aerobatics {
     }
 }
 
+/// Gun range the `attack` pilot fires inside, m.
+pub const ATTACK_GUN_RANGE_M: f64 = 900.0;
+/// Missile launch window: range, m, and largest angle off the nose, rad (10°).
+pub const ATTACK_MISSILE_MIN_M: f64 = 1_000.0;
+pub const ATTACK_MISSILE_MAX_M: f64 = 5_000.0;
+pub const ATTACK_MISSILE_CONE_RAD: f64 = 0.174_532_925_199_432_95;
+/// Least time between two launches, ticks (6 s).
+pub const ATTACK_LAUNCH_INTERVAL_TICKS: u64 = 360;
+/// `damageLevel` of a destroyed entity (never a target).
+const DESTROYED: u8 = fl_protocol::enums::DamageLevel::Destroyed as u8;
+
+/// Pursues the nearest hostile entity the screen shows (a faction other than ours, both
+/// non-neutral, not destroyed) and fights it the way a player would: lead pursuit while far
+/// (fl-ai's inner loops fly the stick), the nose on the target inside gun range, the trigger
+/// held when the target is within [`ATTACK_GUN_RANGE_M`] and inside a small cone of the nose
+/// (the server's gun is a lag-compensated hitscan, so the aim point is the target as drawn), and
+/// a missile from the own type's missile stations when the target is within the launch window.
+/// With no target it flies level at 3,000 m.
+#[derive(Debug, Default)]
+pub struct Attack {
+    target: Option<u32>,
+    autopilot: fl_ai::Autopilot,
+    last_launch: Option<u64>,
+    launches: u64,
+    release_held: bool,
+}
+
+/// The own aircraft as fl-ai's inner loops read it (calm air, the sea as the floor: the
+/// ground guard still works from the altitude).
+fn own_view(s: &AircraftState, radius_m: f64, faction: u16) -> fl_ai::EntityView {
+    let planet = Planet {
+        radius_m,
+        ..Planet::earth()
+    };
+    let calm = fl_flight::integrator::CalmWorld::default();
+    let env = fl_flight::StepEnv {
+        planet: &planet,
+        wind: &calm.wind,
+        floor: &calm.floor,
+        tick: 0,
+        entity: 0,
+        aero: true,
+    };
+    let ad = fl_flight::integrator::air_data(s, &env);
+    let mut v = fl_ai::EntityView::point_on(
+        &planet,
+        fl_ai::EntityId::new(0, 0),
+        faction,
+        s.position,
+        s.velocity,
+    );
+    v.orientation = s.orientation;
+    v.body_rates = s.body_rates;
+    v.airspeed_mps = ad.tas;
+    v.dynamic_pressure_pa = ad.qbar;
+    v.alpha_rad = ad.alpha;
+    v.beta_rad = ad.beta;
+    v.load_factor = -s.specific_force.z / fl_flight::atmosphere::G0;
+    v.spool = s.spool;
+    v.alive = s.crashed.is_none();
+    v
+}
+
+impl Attack {
+    /// The target: the one held while it stays drawn and alive, else the nearest hostile.
+    fn pick<'a>(
+        &mut self,
+        view: &'a PilotView<'_>,
+        me: Vec3,
+    ) -> Option<&'a crate::bridge::RenderEntity> {
+        let faction = view
+            .faction
+            .filter(|f| *f != 0)
+            .or_else(|| view.seen.iter().find(|e| e.own).map(|e| e.faction))?;
+        let hostile = |e: &&crate::bridge::RenderEntity| {
+            !e.own
+                && e.faction != 0
+                && e.faction != faction
+                && e.damage_level < DESTROYED
+                && e.position.is_finite()
+        };
+        if let Some(t) = self
+            .target
+            .and_then(|idx| view.seen.iter().filter(hostile).find(|e| e.idx == idx))
+        {
+            return Some(t);
+        }
+        let best = view.seen.iter().filter(hostile).min_by(|a, b| {
+            let (da, db) = ((a.position - me).length(), (b.position - me).length());
+            da.total_cmp(&db).then(a.idx.cmp(&b.idx))
+        });
+        self.target = best.map(|e| e.idx);
+        best
+    }
+}
+
+impl Pilot for Attack {
+    fn command(&mut self, view: &PilotView<'_>) -> PilotInput {
+        let Some(s) = view.state else {
+            return Idle.command(view);
+        };
+        if self.release_held {
+            // The server acts on the press; let go for a tick before anything else.
+            self.release_held = false;
+        }
+        let Some(t) = self.pick(view, s.position) else {
+            return level_controls(&attitude(s, view.planet_radius_m), 3000.0);
+        };
+        let (t_pos, t_vel) = (t.position, t.velocity);
+        let me = own_view(s, view.planet_radius_m, t.faction.wrapping_add(1));
+        let rel = t_pos - s.position;
+        let range = rel.length();
+        // Steering: lead pursuit (intercept at the own speed) while far; inside 1.2 km the nose,
+        // alpha above the velocity, onto the target itself (the hitscan gun's aim point).
+        let accel = if range > 1_200.0 {
+            let t_go = fl_ai::guidance::time_to_go(rel, s.velocity, t_vel, 30.0);
+            fl_ai::autopilot::pursue_accel(&me, t_pos + t_vel * t_go, 0.8)
+        } else {
+            let alpha = if me.alpha_rad.is_finite() {
+                me.alpha_rad.clamp(-0.3, 0.3)
+            } else {
+                0.0
+            };
+            let point = t_pos - me.body_up() * (range * sin(alpha) / cos(alpha));
+            // Tracking: a tighter gain and the line of sight's turn rate fed forward (as fl-ai's
+            // pursuit tracks with the gun), so a turning target leaves no steady lag.
+            let a = fl_ai::autopilot::pursue_accel(
+                &me,
+                point,
+                fl_ai::controllers::pursuit::GUN_TRACK_GAIN,
+            );
+            let omega = rel.cross(t_vel - s.velocity) * (1.0 / (range * range).max(1.0));
+            let ff = omega.cross(s.velocity);
+            if ff.is_finite() { a + ff } else { a }
+        };
+        let power = fl_ai::Power::Throttle {
+            throttle: 1.0,
+            afterburner: range > 3_000.0,
+        };
+        let c = self.autopilot.fly(&me, accel, 0.8 * me.limits.max_g, power);
+        let off = fl_ai::weapons::off_nose(&me, t_pos);
+        let cone = atan2(8.0, range.max(1.0)).clamp(0.5f64.to_radians(), 3f64.to_radians());
+        let gun = range < ATTACK_GUN_RANGE_M && rel.dot(s.forward()) > 0.0 && off <= cone;
+        let mut input = PilotInput {
+            throttle: c.throttle as f32,
+            pitch: c.pitch as f32,
+            roll: c.roll as f32,
+            yaw: c.yaw as f32,
+            afterburner: c.afterburner,
+            gun,
+            ..PilotInput::default()
+        };
+        let since = self
+            .last_launch
+            .map_or(u64::MAX, |l| view.ticks.saturating_sub(l));
+        if !view.missile_stations.is_empty()
+            && !self.release_held
+            && since >= ATTACK_LAUNCH_INTERVAL_TICKS
+            && (ATTACK_MISSILE_MIN_M..=ATTACK_MISSILE_MAX_M).contains(&range)
+            && off <= ATTACK_MISSILE_CONE_RAD
+        {
+            let n = view.missile_stations.len() as u64;
+            input.station = Some(view.missile_stations[(self.launches % n) as usize]);
+            input.fire_store = true;
+            self.release_held = true;
+            self.last_launch = Some(view.ticks);
+            self.launches += 1;
+        }
+        input
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,6 +440,9 @@ mod tests {
                 ticks: 60,
                 state: Some(s),
                 planet_radius_m: fl_flight::gravity::EARTH_RADIUS_M,
+                seen: &[],
+                faction: None,
+                missile_stations: &[],
             })
         };
         s.orientation = geodetic::orientation(&enu, 90f64.to_radians(), 0.0, 0.0);
@@ -287,7 +464,60 @@ mod tests {
             ticks: 7 * 60,
             state: Some(&s),
             planet_radius_m: fl_flight::gravity::EARTH_RADIUS_M,
+            seen: &[],
+            faction: None,
+            missile_stations: &[],
         });
         assert!(c.pitch > 0.5 && c.afterburner, "{c:?}");
+    }
+
+    fn seen(idx: u32, faction: u16, own: bool, position: Vec3) -> crate::bridge::RenderEntity {
+        crate::bridge::RenderEntity {
+            idx,
+            generation: 1,
+            type_index: 1,
+            faction,
+            own,
+            position,
+            orientation: fl_flight::math::Quat::IDENTITY,
+            velocity: Vec3::new(0.0, 0.0, -200.0),
+            articulation: Default::default(),
+            damage_level: 0,
+            throttle_pct: 80,
+            ab_engaged: false,
+            source: crate::bridge::PoseSource::Interpolated,
+        }
+    }
+
+    #[test]
+    fn attack_fires_at_a_hostile_on_the_nose_never_at_a_friend_and_launches_when_it_can() {
+        // Level at 3 km flying world −Z (a fresh state's nose) at 200 m/s.
+        let s = AircraftState::flying(Vec3::new(0.0, 3000.0, 0.0), 0.0, 200.0, 1000.0);
+        let ahead = |d: f64| s.position + s.forward() * d;
+        let cmd = |p: &mut Attack, others: &[crate::bridge::RenderEntity], stations: &[u8]| {
+            p.command(&PilotView {
+                seq: 1,
+                ticks: 600,
+                state: Some(&s),
+                planet_radius_m: fl_flight::gravity::EARTH_RADIUS_M,
+                seen: others,
+                faction: Some(1),
+                missile_stations: stations,
+            })
+        };
+        let own = seen(0, 1, true, s.position);
+        let hostile = [own.clone(), seen(3, 2, false, ahead(500.0))];
+        assert!(cmd(&mut Attack::default(), &hostile, &[]).gun);
+        let friend = [own.clone(), seen(3, 1, false, ahead(500.0))];
+        assert!(!cmd(&mut Attack::default(), &friend, &[]).gun);
+        let far = [own.clone(), seen(3, 2, false, ahead(2500.0))];
+        let mut p = Attack::default();
+        let c = cmd(&mut p, &far, &[1, 2]);
+        assert!(!c.gun && c.fire_store && c.station == Some(1), "{c:?}");
+        // The press lasts one tick, and the next launch waits its interval.
+        assert!(!cmd(&mut p, &far, &[1, 2]).fire_store);
+        let mut dead = seen(3, 2, false, ahead(500.0));
+        dead.damage_level = DESTROYED;
+        assert!(!cmd(&mut Attack::default(), &[own, dead], &[]).gun);
     }
 }

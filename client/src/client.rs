@@ -62,6 +62,13 @@ pub struct PilotView<'a> {
     /// The newest predicted own state, when prediction runs.
     pub state: Option<&'a AircraftState>,
     pub planet_radius_m: f64,
+    /// What the screen showed last frame: every entity drawn, at the render tick (the own
+    /// aircraft flagged `own`). Scripted pilots that aim read this, as a player's eyes would.
+    pub seen: &'a [crate::bridge::RenderEntity],
+    /// The own faction (`ConnectAckAuthority`), when known.
+    pub faction: Option<u16>,
+    /// Stations of the own type's default loadout that carry guided missiles.
+    pub missile_stations: &'a [u8],
 }
 
 /// Anything that flies the own aircraft.
@@ -127,6 +134,36 @@ impl ModelResolver {
         self.cache.insert(asset.to_owned(), model.clone());
         model
     }
+
+    /// The stations (indices in slot order, as `selectedStation` counts them) whose default
+    /// store is a guided missile, for the type `def` (empty when its content is unknown).
+    pub fn missile_stations(&mut self, def: &EntityTypeDef) -> Vec<u8> {
+        if self.content.is_none() {
+            match Content::builtin() {
+                Ok(c) => self.content = Some(Arc::new(c)),
+                Err(e) => tracing::warn!("builtin content: {e}"),
+            }
+        }
+        let Some(content) = &self.content else {
+            return Vec::new();
+        };
+        let Some(t) = content.entity_type(def.id.as_str()) else {
+            return Vec::new();
+        };
+        let mut slots: Vec<_> = t.def.hardpoints.iter().collect();
+        slots.sort_by_key(|h| h.slot);
+        slots
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| {
+                h.default
+                    .as_deref()
+                    .and_then(|w| content.weapon(w))
+                    .is_some_and(|w| w.kind == fl_content::weapon::WeaponType::Missile)
+            })
+            .filter_map(|(i, _)| u8::try_from(i).ok())
+            .collect()
+    }
 }
 
 /// What the loop measured.
@@ -182,6 +219,8 @@ pub struct Client {
     models: ModelResolver,
     events: Vec<SessionEvent>,
     own_type: Option<u32>,
+    /// The own type's missile stations (for scripted pilots).
+    own_missile_stations: Vec<u8>,
     last_frame: Option<Duration>,
     ticks: u64,
     last_offset: Vec3,
@@ -226,6 +265,7 @@ impl Client {
             cfg,
             events: Vec::new(),
             own_type: None,
+            own_missile_stations: Vec::new(),
             last_frame: None,
             ticks: 0,
             last_offset: Vec3::ZERO,
@@ -343,6 +383,12 @@ impl Client {
                                 .get(&own.type_index)
                                 .and_then(|def| self.models.resolve(def));
                             self.prediction.set_model(model);
+                            self.own_missile_stations = self
+                                .session
+                                .types()
+                                .get(&own.type_index)
+                                .map(|def| self.models.missile_stations(def))
+                                .unwrap_or_default();
                             self.own_type = Some(own.type_index);
                         }
                         let before = self.prediction.visual_offset().0;
@@ -396,6 +442,12 @@ impl Client {
                         None
                     },
                     planet_radius_m: radius,
+                    seen: &self.bridge.frame().entities,
+                    faction: self
+                        .session
+                        .admission()
+                        .and_then(|a| a.authority.map(|(_, f)| f)),
+                    missile_stations: &self.own_missile_stations,
                 };
                 let input = pilot.command(&view);
                 let mut msg = input.to_message(seq);

@@ -69,7 +69,7 @@ struct Args {
     /// "connection interrupted" and keeps flying on prediction). Also QUIC's idle timeout.
     #[arg(long, default_value_t = 15.0)]
     idle_timeout: f64,
-    /// Who flies: aerobatics, level, orbit, idle (headless default: aerobatics; windowed
+    /// Who flies: aerobatics, level, orbit, idle, attack (headless default: aerobatics; windowed
     /// scripted default: level).
     #[arg(long)]
     autopilot: Option<String>,

@@ -354,6 +354,9 @@ mod tests {
             ticks: 0,
             state,
             planet_radius_m: 6_371_000.0,
+            seen: &[],
+            faction: None,
+            missile_stations: &[],
         }
     }
 

@@ -5,6 +5,7 @@
 //! hold references into the world between ticks — a controller keeps entity handles, never views.
 
 use crate::view::{EntityView, WorldView};
+use crate::weapons::WeaponIntent;
 use fl_flight::Controls;
 
 /// Something that flies an entity: sampled once per server tick, before integration.
@@ -20,6 +21,14 @@ use fl_flight::Controls;
 pub trait Controller: Send + std::fmt::Debug {
     /// The controls for `me` at `tick`.
     fn sample(&mut self, me: &EntityView, world: &dyn WorldView, tick: u64) -> Controls;
+
+    /// The weapons intent for `me` at `tick`, asked right after [`Controller::sample`] with the
+    /// same view (same contract). Decisions read contacts and the own stores only
+    /// ([`WorldView::contacts`], [`WorldView::stores`]). The default never fires.
+    fn weapons(&mut self, me: &EntityView, world: &dyn WorldView, tick: u64) -> WeaponIntent {
+        let _ = (me, world, tick);
+        WeaponIntent::default()
+    }
 
     /// Restart the behaviour from its beginning (phases, captured courses, integrators), as the
     /// state machine does when it enters a state. The default does nothing.

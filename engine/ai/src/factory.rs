@@ -22,13 +22,14 @@ use fl_flight::gravity::Planet;
 use fl_flight::math::Vec3;
 
 /// The behaviours [`build`] knows, in documentation order.
-pub const BEHAVIOURS: [&str; 10] = [
+pub const BEHAVIOURS: [&str; 11] = [
     "loiter",
     "heading",
     "waypoint",
     "pursuit",
     "lead",
     "lag",
+    "attack",
     "evade",
     "break",
     "patrol_attack",
@@ -218,7 +219,7 @@ fn build_args(
         "loiter" => p.loiter(positional, named),
         "heading" => p.heading(positional, named),
         "waypoint" => p.waypoint(positional, named),
-        "pursuit" | "lead" | "lag" => p.pursuit(positional, named),
+        "pursuit" | "lead" | "lag" | "attack" => p.pursuit(positional, named),
         "evade" => p.evade(positional, named),
         "break" => p.break_turn(positional, named),
         "patrol_attack" => p.patrol_attack(positional, named),
@@ -252,6 +253,7 @@ const PURSUIT: Spec = &[
     ("ab", false),
     ("speed", false),
     ("g", false),
+    ("fire", false),
 ];
 const LEAD: Spec = &[
     ("target", true),
@@ -260,6 +262,7 @@ const LEAD: Spec = &[
     ("ab", false),
     ("speed", false),
     ("g", false),
+    ("fire", false),
 ];
 const LAG: Spec = &[
     ("target", true),
@@ -268,6 +271,15 @@ const LAG: Spec = &[
     ("ab", false),
     ("speed", false),
     ("g", false),
+    ("fire", false),
+];
+const ATTACK: Spec = &[
+    ("target", false),
+    ("throttle", false),
+    ("ab", false),
+    ("speed", false),
+    ("g", false),
+    ("fire", false),
 ];
 const EVADE: Spec = &[
     ("target", true),
@@ -635,14 +647,22 @@ impl Parser<'_, '_> {
         let spec = match self.behaviour {
             "lead" => LEAD,
             "lag" => LAG,
+            "attack" => ATTACK,
             _ => PURSUIT,
         };
         let a = self.collect(spec, positional, named)?;
-        let target = self.target(self.required(&a, "target")?)?;
+        let target = if self.behaviour == "attack" {
+            self.target(a.get("target").unwrap_or("threat"))?
+        } else {
+            self.target(self.required(&a, "target")?)?
+        };
         let mut params = PursuitParams::default();
         params.power = self.power(&a, params.power)?;
         if let Some(g) = self.opt_number(&a, "g")? {
             params.g_fraction = g;
+        }
+        if let Some(f) = a.get("fire") {
+            params.fire = self.boolean("fire", f)?;
         }
         let mode = match self.behaviour {
             "lead" => PursuitMode::Lead {
@@ -653,9 +673,12 @@ impl Parser<'_, '_> {
             },
             _ => PursuitMode::Pure,
         };
-        Ok(Box::new(
-            Pursuit::new(target, mode, params).map_err(|e| self.param(e))?,
-        ))
+        let pursuit = if self.behaviour == "attack" {
+            Pursuit::attack(target, params)
+        } else {
+            Pursuit::new(target, mode, params)
+        };
+        Ok(Box::new(pursuit.map_err(|e| self.param(e))?))
     }
 
     fn evade(

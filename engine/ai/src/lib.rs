@@ -19,6 +19,7 @@ pub mod guidance;
 pub mod spatial;
 pub mod state_machine;
 pub mod view;
+pub mod weapons;
 
 pub use autopilot::{Autopilot, AutopilotConfig, Power};
 pub use controller::{Controller, ParamError};
@@ -37,4 +38,7 @@ pub use state_machine::{Condition, StateMachine, StateMachineBuilder, StateMachi
 pub use view::{
     DEFAULT_THREAT_RADIUS_M, EntityId, EntityView, Faction, FlightLimits, Target, TargetTracker,
     WorldView, is_hostile, live_entity, nearest_threat,
+};
+pub use weapons::{
+    ContactView, FireControl, FireParams, SeekerClass, StationView, StoreKind, WeaponIntent,
 };

@@ -16,6 +16,7 @@ use crate::controller::{Controller, idle_controls};
 use crate::view::{
     EntityId, EntityView, WorldView, any_entity_within, live_entity, nearest_threat,
 };
+use crate::weapons::WeaponIntent;
 use fl_flight::{Controls, DT};
 
 /// A predicate over the entity and the world, evaluated at transition time.
@@ -343,6 +344,11 @@ impl Controller for StateMachine {
             self.switches += 1;
         }
         self.states[self.active].controller.sample(me, world, tick)
+    }
+
+    fn weapons(&mut self, me: &EntityView, world: &dyn WorldView, tick: u64) -> WeaponIntent {
+        // The active state decides (a patrol never fires; an engage state's pursuit does).
+        self.states[self.active].controller.weapons(me, world, tick)
     }
 
     fn reset(&mut self) {

@@ -6,6 +6,7 @@
 //! world or depend on the order in which a world visits entities — every reduction here breaks
 //! ties by entity index, so a spatial hash may return candidates in any order.
 
+use crate::weapons::{ContactView, StationView};
 use fl_flight::atmosphere::G0;
 use fl_flight::gravity::Planet;
 use fl_flight::integrator::{StepEnv, air_data};
@@ -304,6 +305,24 @@ pub trait WorldView: Sync {
     fn entity(&self, index: u32) -> Option<EntityView>;
     /// Visits candidates within `radius_m` of `centre` (see the trait's contract).
     fn for_each_near(&self, centre: Vec3, radius_m: f64, visit: &mut dyn FnMut(&EntityView));
+
+    /// Visits the contacts `observer`'s sensors hold (each once, any order): the only thing a
+    /// firing decision may read about others. The default holds none (a world without sensing:
+    /// the AI never fires).
+    fn contacts(&self, observer: EntityId, visit: &mut dyn FnMut(&ContactView)) {
+        let _ = (observer, visit);
+    }
+
+    /// Visits the stations of `me`'s own aircraft (any order). The default has none.
+    fn stores(&self, me: EntityId, visit: &mut dyn FnMut(&StationView)) {
+        let _ = (me, visit);
+    }
+
+    /// `me`'s radar mode (`weapons::radar`), `None` when unknown.
+    fn radar_mode(&self, me: EntityId) -> Option<u8> {
+        let _ = me;
+        None
+    }
 }
 
 /// The live entity behind a handle: `None` when the slot is empty, reused by a later generation,

@@ -88,6 +88,7 @@ fn every_behaviour_builds_and_names_itself() {
         ("pursuit 3", "pursuit"),
         ("lead 3", "lead"),
         ("lag 3", "lag"),
+        ("attack", "attack"),
         ("evade 3", "evade"),
         ("break 3", "break"),
         ("patrol_attack 3", "patrol_attack"),

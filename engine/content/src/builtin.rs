@@ -2,7 +2,7 @@
 //! types to spawn and an aircraft worth flying.
 //!
 //! Owns: the embedded files under the repository's `assets/builtin/` (two entity definitions,
-//! the jet trainer's flight model and its performance gates) and the `builtin` asset-name prefix.
+//! the jet trainer's flight model and its performance gates, the trainer's gun, the eyeball) and the `builtin` asset-name prefix.
 //! Must not: be overridden by a pack (the `builtin` namespace and the `builtin/` asset prefix are
 //! reserved), or read anything from disk.
 
@@ -12,6 +12,10 @@ use crate::assets::AssetKind;
 pub const DEBUG_ENTITY: &str = "builtin:debug-entity";
 /// The builtin aircraft.
 pub const JET_TRAINER: &str = "builtin:jet-trainer";
+/// The builtin aircraft's gun.
+pub const GUN_20MM: &str = "builtin:gun-20mm";
+/// The eyeball every aircraft that declares no sensors gets (a pilot always looks out).
+pub const EYEBALL: &str = "builtin:eyeball";
 /// The builtin aircraft's flight-model asset name.
 pub const JET_TRAINER_FLIGHT_MODEL: &str = "builtin/jet-trainer";
 /// The type a pilot gets when nothing else is configured or requested: the builtin aircraft.
@@ -40,7 +44,7 @@ pub struct BuiltinFile {
 }
 
 /// Every embedded file. Entity definitions are listed in registry order.
-pub const FILES: [BuiltinFile; 3] = [
+pub const FILES: [BuiltinFile; 5] = [
     BuiltinFile {
         kind: AssetKind::EntityDef,
         name: "builtin/debug-entity",
@@ -58,6 +62,18 @@ pub const FILES: [BuiltinFile; 3] = [
         name: JET_TRAINER_FLIGHT_MODEL,
         path: "assets/builtin/aircraft/jet-trainer.toml",
         text: JET_TRAINER_TOML,
+    },
+    BuiltinFile {
+        kind: AssetKind::WeaponDef,
+        name: "builtin/gun-20mm",
+        path: "assets/builtin/weapons/gun-20mm.toml",
+        text: include_str!("../../../assets/builtin/weapons/gun-20mm.toml"),
+    },
+    BuiltinFile {
+        kind: AssetKind::SensorDef,
+        name: "builtin/eyeball",
+        path: "assets/builtin/sensors/eyeball.toml",
+        text: include_str!("../../../assets/builtin/sensors/eyeball.toml"),
     },
 ];
 

@@ -106,6 +106,29 @@ impl fmt::Display for LoadFailure {
 
 impl std::error::Error for LoadFailure {}
 /// What the stack needs to know about any definition.
+/// Parses the builtin files of `kind` into `out` (keyed by id). A builtin file that fails or
+/// warns is a build defect: its problems, joined, are the error.
+fn add_builtin_defs<T: Def>(
+    out: &mut BTreeMap<String, T>,
+    kind: AssetKind,
+    parse: impl Fn(&mut Src<'_>, &str, &str, &str) -> Result<T, ContentError>,
+) -> Result<(), String> {
+    for f in builtin::FILES.iter().filter(|f| f.kind == kind) {
+        let mut src = Src::new(Path::new(f.path), f.text);
+        let problems: Vec<String> =
+            match parse(&mut src, f.text, BUILTIN_NAMESPACE, BUILTIN_NAMESPACE) {
+                Ok(def) if src.warnings.is_empty() => {
+                    out.insert(def.id().to_string(), def);
+                    continue;
+                }
+                Ok(_) => src.warnings.iter().map(ToString::to_string).collect(),
+                Err(e) => vec![e.to_string()],
+            };
+        return Err(problems.join("; "));
+    }
+    Ok(())
+}
+
 trait Def {
     const LABEL: &'static str;
     fn id(&self) -> &str;
@@ -613,8 +636,18 @@ impl Content {
         }
 
         // Definitions.
-        let sensors = ld.load_defs(&packs, AssetKind::SensorDef, parse_sensor);
+        let mut sensors = ld.load_defs(&packs, AssetKind::SensorDef, parse_sensor);
         let mut weapons = ld.load_defs(&packs, AssetKind::WeaponDef, parse_weapon);
+        // Builtin sensors and weapons (the eyeball, the trainer's gun): the `builtin` namespace is
+        // reserved, so no pack def can share an id with them.
+        let builtin_defs = add_builtin_defs(&mut sensors, AssetKind::SensorDef, parse_sensor)
+            .and_then(|()| add_builtin_defs(&mut weapons, AssetKind::WeaponDef, parse_weapon));
+        if let Err(problems) = builtin_defs {
+            return Err(LoadFailure {
+                errors: vec![ContentError::Builtin(problems)],
+                warnings: ld.warnings,
+            });
+        }
         resolve_seekers(&mut ld, &mut weapons, &sensors);
         let entities = ld.load_defs(&packs, AssetKind::EntityDef, parse_entity);
 

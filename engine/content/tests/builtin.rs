@@ -70,13 +70,27 @@ fn builtin_types_exist_without_any_pack() {
         .entity_type(JET_TRAINER)
         .unwrap_or_else(|| panic!("trainer"));
     assert!(jet.flight_model.is_some());
-    assert!(jet.def.hardpoints.is_empty());
+    // One station: the builtin gun, loaded by default.
+    assert_eq!(jet.def.hardpoints.len(), 1);
+    let hp = &jet.def.hardpoints[0];
+    assert_eq!(hp.allowed, vec![builtin::GUN_20MM.to_owned()]);
+    assert_eq!(hp.default.as_deref(), Some(builtin::GUN_20MM));
+    let gun = c
+        .weapon(builtin::GUN_20MM)
+        .unwrap_or_else(|| panic!("the builtin gun"));
+    assert_eq!(gun.rounds, 300);
+    let g = gun.gun.unwrap_or_else(|| panic!("gun parameters"));
+    assert!((g.rate_of_fire_rpm - 1200.0).abs() < 1e-9);
+    assert!((g.muzzle_velocity_mps - 1900.0 * 1852.0 / 3600.0).abs() < 1e-6);
     let r = c.type_record(1).unwrap_or_else(|| panic!("record 1"));
     assert_eq!(r.flight_model, JET_TRAINER_FLIGHT_MODEL);
-    assert_eq!(
-        (r.payload_mass_kg, r.payload_cd0, r.category),
-        (0.0, 0.0, 0)
+    // The gun's ammunition is the whole payload (150 lb, no drag).
+    assert!(
+        (r.payload_mass_kg - 150.0 * 0.453_592_37).abs() < 0.01,
+        "{}",
+        r.payload_mass_kg
     );
+    assert_eq!((r.payload_cd0, r.category), (0.0, 0));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! the client's embedded single-player server are thin shells over it).
 
 pub mod admission;
+pub mod ai_glue;
 pub mod combat;
 pub mod config_file;
 pub mod discovery;

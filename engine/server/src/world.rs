@@ -411,7 +411,26 @@ impl World {
                 if let Pilot::Ai(ctrl) = &mut e.pilot
                     && let Ok(pos) = views.binary_search_by_key(&id.index, |(i, _)| i.index)
                 {
-                    e.controls = ctrl.sample(&views[pos].1, &grid, tick);
+                    // Its own cockpit: contacts, stores, radar mode (crate::ai_glue); its weapons
+                    // intent goes to combat as a pilot's input would.
+                    let me = &views[pos].1;
+                    let stations = crate::ai_glue::stations_of(&e.combat.loadout);
+                    let contacts = crate::ai_glue::contact_views(
+                        e.combat.sensing.as_deref(),
+                        &views,
+                        me,
+                        tick,
+                    );
+                    let world = crate::ai_glue::AiWorld {
+                        grid: &grid,
+                        me,
+                        contacts: &contacts,
+                        stations: &stations,
+                        radar_mode: e.combat.radar_mode,
+                    };
+                    e.controls = ctrl.sample(me, &world, tick);
+                    let intent = ctrl.weapons(me, &world, tick);
+                    e.combat.input = Some(crate::ai_glue::pilot_input(&intent));
                 }
             };
             match &self.workers {

@@ -5,14 +5,22 @@
 //! at the pursuer's own speed (range over closure when no intercept exists), capped at 30 s;
 //! `nav_gain = 0` is pure pursuit. Lag: `P − V·t·lag_fraction` with `t` capped at 10 s and the
 //! offset at 80 % of the range (the point stays ahead of the pursuer); `lag_fraction = 0` is pure
-//! pursuit. Must not: fire weapons or manage energy beyond the chosen power setting.
+//! pursuit. Firing (`PursuitParams::fire`, on by default) goes through [`FireControl`] against the
+//! contact the sensors hold of the pursued target (never its true position); inside gun range the
+//! nose, not the velocity vector, is steered onto the gun's aim point. Must not: manage energy
+//! beyond the chosen power setting.
 
 use crate::autopilot::{Autopilot, HoldCourse, LevelSteer, Power, pursue_accel};
 use crate::controller::{Controller, ParamError, check_range, idle_controls};
 use crate::guidance::time_to_go;
-use crate::view::{EntityView, Target, TargetTracker, WorldView};
+use crate::view::{EntityId, EntityView, Target, TargetTracker, WorldView};
+use crate::weapons::{ContactView, FireControl, WeaponIntent, contact_of, nearest_hostile_contact};
 use fl_flight::Controls;
-use fl_flight::math::Vec3;
+use fl_flight::math::{Vec3, cos, sin};
+
+/// Turn-rate gain while tracking with the gun, 1/s (tighter than the chase's: the aim error is
+/// small and the shot needs it smaller).
+pub const GUN_TRACK_GAIN: f64 = 2.0;
 
 /// Which point the pursuer aims at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +48,8 @@ pub struct PursuitParams {
     pub g_fraction: f64,
     /// Turn-rate gain on the angle between velocity and line of sight, 1/s.
     pub k_turn: f64,
+    /// Weapons free: fire the gun and missiles at the pursued target's contact.
+    pub fire: bool,
 }
 
 impl Default for PursuitParams {
@@ -51,6 +61,7 @@ impl Default for PursuitParams {
             },
             g_fraction: 0.8,
             k_turn: 0.8,
+            fire: true,
         }
     }
 }
@@ -81,6 +92,11 @@ pub struct Pursuit {
     autopilot: Autopilot,
     hold: HoldCourse,
     steer: LevelSteer,
+    fire: FireControl,
+    /// The target of the last sample (what the weapons pass shoots at).
+    current: Option<EntityId>,
+    /// The factory name when it is not the mode's (`attack`).
+    name: Option<&'static str>,
 }
 
 impl Pursuit {
@@ -108,6 +124,9 @@ impl Pursuit {
             autopilot: Autopilot::default(),
             hold: HoldCourse::default(),
             steer: LevelSteer::default(),
+            fire: FireControl::default(),
+            current: None,
+            name: None,
         })
     }
 
@@ -134,9 +153,62 @@ impl Pursuit {
         )
     }
 
+    /// The `attack` behaviour: lead pursuit (gain 1) with `params` (weapons free unless
+    /// `params.fire` is false).
+    pub fn attack(target: Target, params: PursuitParams) -> Result<Self, ParamError> {
+        let mut p = Self::new(target, PursuitMode::Lead { nav_gain: 1.0 }, params)?;
+        p.name = Some("attack");
+        Ok(p)
+    }
+
     /// The mode.
     pub fn mode(&self) -> PursuitMode {
         self.mode
+    }
+
+    /// The fire control (its counters say how often it fired).
+    pub fn fire_control(&self) -> &FireControl {
+        &self.fire
+    }
+
+    /// The contact the weapons aim at: the pursued target's, else the nearest hostile one.
+    fn firing_contact(&self, me: &EntityView, world: &dyn WorldView) -> Option<ContactView> {
+        self.current
+            .and_then(|id| contact_of(world, me.id, id))
+            .filter(|c| c.hostile)
+            .or_else(|| nearest_hostile_contact(world, me, self.fire.params().max_contact_age_s))
+    }
+
+    /// Where to point the velocity vector: the mode's aim point, or inside gun range the point
+    /// that puts the nose (`alpha` above the velocity) on the gun's solution.
+    /// The acceleration demand: the velocity swung toward [`Pursuit::aim_point`], or inside gun
+    /// range toward the point that puts the nose (alpha above the velocity) on the gun's aim
+    /// point, plus the line of sight's own turn rate fed forward (`ω × V`, ω = r × v_rel / r²)
+    /// so a tracking shot has no steady lag behind a moving line of sight.
+    fn steer_accel(&self, me: &EntityView, world: &dyn WorldView, target: &EntityView) -> Vec3 {
+        if self.params.fire
+            && let Some(c) = contact_of(world, me.id, target.id)
+            && let Some(aim) = self.fire.gun_solution(me, world, &c)
+        {
+            let r = aim - me.position;
+            let range = r.length();
+            let alpha = if me.alpha_rad.is_finite() {
+                me.alpha_rad.clamp(-0.3, 0.3)
+            } else {
+                0.0
+            };
+            let point = aim - me.body_up() * (range * sin(alpha) / cos(alpha));
+            let mut a = pursue_accel(me, point, GUN_TRACK_GAIN);
+            if range > 1.0 {
+                let omega = r.cross(c.velocity - me.velocity) * (1.0 / (range * range));
+                let ff = omega.cross(me.velocity);
+                if ff.is_finite() {
+                    a += ff;
+                }
+            }
+            return a;
+        }
+        pursue_accel(me, self.aim_point(me, target), self.params.k_turn)
     }
 
     /// The point this pursuer aims at against `target`.
@@ -186,21 +258,37 @@ impl Controller for Pursuit {
         let accel = match self.tracker.resolve(me, world) {
             Some(target) => {
                 self.hold.release();
-                let aim = self.aim_point(me, &target);
-                pursue_accel(me, aim, self.params.k_turn)
+                self.current = Some(target.id);
+                self.steer_accel(me, world, &target)
             }
-            None => self.hold.accel(me, &self.steer),
+            None => {
+                self.current = None;
+                self.hold.accel(me, &self.steer)
+            }
         };
         self.autopilot.fly(me, accel, max_g, self.params.power)
+    }
+
+    fn weapons(&mut self, me: &EntityView, world: &dyn WorldView, tick: u64) -> WeaponIntent {
+        if !self.params.fire {
+            return WeaponIntent::default();
+        }
+        let c = self.firing_contact(me, world);
+        self.fire.decide(me, world, c.as_ref(), tick)
     }
 
     fn reset(&mut self) {
         self.tracker.reset();
         self.hold.release();
         self.autopilot.reset();
+        self.fire.reset();
+        self.current = None;
     }
 
     fn behaviour(&self) -> &'static str {
+        if let Some(n) = self.name {
+            return n;
+        }
         match self.mode {
             PursuitMode::Pure => "pursuit",
             PursuitMode::Lead { .. } => "lead",

@@ -111,7 +111,15 @@ impl SensorSuite {
     /// have, or whose numbers fl-combat refuses, is left out and reported once.
     pub fn from_def(def: &EntityDef, content: &Content) -> Self {
         let mut specs = Vec::new();
-        for id in &def.sensors {
+        // An aircraft that declares no sensors still has a pilot looking out: the builtin eyeball
+        // (the pack's formats say the engine gives one; docs/sensing.md "Who carries what").
+        let builtin_eyeball = [fl_content::builtin::EYEBALL.to_string()];
+        let ids: &[String] = if def.sensors.is_empty() && def.flight_model.is_some() {
+            &builtin_eyeball
+        } else {
+            &def.sensors
+        };
+        for id in ids {
             let Some(d) = content.sensor(id) else {
                 tracing::warn!(entity = %def.id, sensor = %id, "sensor not in the stack; left out");
                 continue;

@@ -1,0 +1,208 @@
+//! The AI's seat in the cockpit: what an AI-flown aircraft's controller may read besides the
+//! flight views (its contacts, its own stores and radar mode — [`AiWorld`]), and how its
+//! [`fl_ai::WeaponIntent`] becomes the same [`PilotInput`] a peer's `MsgClientInput` gives
+//! ([`pilot_input`]), so AI fire goes through the player's fire control: the same refusals, the
+//! same rate limits.
+//!
+//! Must not: decide whether a shot is allowed (combat's fire control does), or give the AI
+//! anything a player's cockpit would not show: its contacts are its own sensors' ([`contact_views`]).
+
+use crate::combat::stores::Delivery;
+use crate::combat::{KEEP, PilotInput};
+use fl_ai::weapons::{ContactView, SeekerClass, StationView, StoreKind, WeaponIntent};
+use fl_ai::{EntityId, EntityView, GridWorld, WorldView, is_hostile};
+use fl_combat::sensing::{ContactState, Sensing};
+use fl_flight::DT;
+use fl_flight::math::Vec3;
+use fl_protocol::enums::buttons;
+
+/// The contacts `observer` holds, as the AI reads them: its own sensors' picture
+/// (fl-combat's [`Sensing`], checked at 10 Hz by the combat step), never the world's truth.
+///
+/// - A contact's target resolves through `views` (the flight views, by pool index) only while the
+///   same generation holds the slot; a contact on a removed entity is dropped.
+/// - `hostile` is the faction relation of the resolved target (IFF is perfect for now).
+/// - `locked`: a firing-quality (STT) lock, or a track lobe holding it — what a seeker would be
+///   cued onto.
+/// - The position is dead-reckoned from the last fix by the fix's velocity over its age, as a
+///   pilot's eye carries a target between glances; `age_s` still says how old the fix is.
+///
+/// Sorted by target index (the order fl-combat keeps).
+pub fn contact_views(
+    sensing: Option<&Sensing>,
+    views: &[(crate::pool::EntityId, EntityView)],
+    observer: &EntityView,
+    tick: u64,
+) -> Vec<ContactView> {
+    let Some(sensing) = sensing else {
+        return Vec::new();
+    };
+    sensing
+        .contacts()
+        .iter()
+        .filter(|c| c.state != ContactState::Lost)
+        .filter_map(|c| {
+            let pos = views
+                .binary_search_by_key(&c.target.index(), |(i, _)| i.index)
+                .ok()?;
+            let (id, view) = &views[pos];
+            if id.generation as u16 != c.target.generation() || view.id == observer.id {
+                return None;
+            }
+            let age_s = tick.saturating_sub(c.last_seen_tick) as f64 * DT;
+            Some(ContactView {
+                target: view.id,
+                hostile: is_hostile(observer.faction, view.faction),
+                position: c.position + c.velocity * age_s,
+                velocity: c.velocity,
+                locked: c.firing_quality || c.state == ContactState::Locked,
+                age_s,
+            })
+        })
+        .collect()
+}
+
+/// The stations of a loadout as the AI sees them (index order).
+pub fn stations_of(loadout: &crate::combat::stores::Loadout) -> Vec<StationView> {
+    loadout
+        .stations
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let s = s.as_ref()?;
+            let station = u8::try_from(i).ok()?;
+            let kind = match &s.weapon.delivery {
+                // The server's gun is a hitscan ray: no time of flight, no lead.
+                Delivery::Gun(g) => StoreKind::Gun {
+                    range_m: g.range_m,
+                    muzzle_velocity_mps: f64::INFINITY,
+                },
+                Delivery::Missile(m) => {
+                    let p = m.params();
+                    let lobe = &p.seeker.track;
+                    StoreKind::Missile {
+                        seeker: if p.seeker.kind.is_radar() {
+                            SeekerClass::Radar
+                        } else {
+                            SeekerClass::Infrared
+                        },
+                        min_range_m: p.min_range_m,
+                        max_range_m: p.max_range_m,
+                        seeker_half_angle_rad: lobe.az_half_angle_rad.min(lobe.el_half_angle_rad),
+                        time_of_flight_s: p.time_of_flight_s,
+                    }
+                }
+                Delivery::Ballistic(_) | Delivery::Inert => StoreKind::Other,
+            };
+            Some(StationView {
+                station,
+                kind,
+                rounds: s.rounds,
+            })
+        })
+        .collect()
+}
+
+/// One AI's world: the shared flight views plus what only its own cockpit knows.
+#[derive(Debug)]
+pub struct AiWorld<'a> {
+    pub grid: &'a GridWorld,
+    /// The AI's own view (the observer of [`WorldView::contacts`]).
+    pub me: &'a EntityView,
+    /// Its contacts ([`contact_views`]).
+    pub contacts: &'a [ContactView],
+    pub stations: &'a [StationView],
+    pub radar_mode: u8,
+}
+
+impl WorldView for AiWorld<'_> {
+    fn entity(&self, index: u32) -> Option<EntityView> {
+        self.grid.entity(index)
+    }
+
+    fn for_each_near(&self, centre: Vec3, radius_m: f64, visit: &mut dyn FnMut(&EntityView)) {
+        self.grid.for_each_near(centre, radius_m, visit);
+    }
+
+    fn contacts(&self, observer: EntityId, visit: &mut dyn FnMut(&ContactView)) {
+        // Only the AI's own contacts: it is the only cockpit this view speaks for.
+        if observer == self.me.id {
+            self.contacts.iter().for_each(visit);
+        }
+    }
+
+    fn stores(&self, me: EntityId, visit: &mut dyn FnMut(&StationView)) {
+        if me == self.me.id {
+            self.stations.iter().for_each(visit);
+        }
+    }
+
+    fn radar_mode(&self, me: EntityId) -> Option<u8> {
+        (me == self.me.id).then_some(self.radar_mode)
+    }
+}
+
+/// The input a peer would send for `intent`: trigger on buttons bit 0, release on bit 2,
+/// station and radar mode absolute or [`KEEP`].
+pub fn pilot_input(intent: &WeaponIntent) -> PilotInput {
+    let mut b = 0;
+    if intent.trigger {
+        b |= buttons::GUN;
+    }
+    if intent.release {
+        b |= buttons::FIRE_STORE;
+    }
+    PilotInput {
+        buttons: b,
+        selected_station: intent.station.unwrap_or(KEEP),
+        radar_mode: intent.radar_mode.unwrap_or(KEEP),
+        // STT without a designation locks the nearest radar contact (fl-combat's rule).
+        designate: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_aircraft_without_sensors_has_no_contacts_whatever_is_near() {
+        let me = EntityView::point(EntityId::new(0, 1), 1, Vec3::ZERO, Vec3::ZERO);
+        let enemy = EntityView::point(
+            EntityId::new(1, 1),
+            2,
+            Vec3::new(0.0, 0.0, -300.0),
+            Vec3::ZERO,
+        );
+        let views = [
+            (
+                crate::pool::EntityId {
+                    index: 0,
+                    generation: 1,
+                },
+                me,
+            ),
+            (
+                crate::pool::EntityId {
+                    index: 1,
+                    generation: 1,
+                },
+                enemy,
+            ),
+        ];
+        assert!(contact_views(None, &views, &me, 600).is_empty());
+    }
+
+    #[test]
+    fn intents_map_to_the_input_bits() {
+        let i = pilot_input(&WeaponIntent {
+            trigger: true,
+            release: true,
+            station: Some(1),
+            radar_mode: None,
+        });
+        assert_eq!(i.buttons, buttons::GUN | buttons::FIRE_STORE);
+        assert_eq!((i.selected_station, i.radar_mode), (1, KEEP));
+        assert_eq!(pilot_input(&WeaponIntent::default()).buttons, 0);
+    }
+}
