@@ -12,6 +12,9 @@
 
 // particles.rs TRACER_STREAK_S
 const STREAK_S: f32 = 0.03;
+// particles.rs TRACER_MIN_WIDTH_PX and TRACER_MIN_GAIN
+const TRACER_MIN_PX: f32 = 1.5;
+const TRACER_MIN_GAIN: f32 = 0.5;
 
 const KIND_SMOKE: u32 = 0u;
 const KIND_CONTRAIL: u32 = 1u;
@@ -50,10 +53,15 @@ fn vs_main(@builtin(vertex_index) vi: u32, in: PIn) -> VsOut {
     var up: vec3<f32>;
     var half_len = size;
     var r = cross(d, frame.up_alt.xyz);
-    if (kind == KIND_TRACER && speed > 1e-3) {
-        up = vel / speed;
+    // A tracer's streak lies along the part of its velocity across the line of sight (a quad
+    // along the velocity itself collapses to nothing when the round flies straight away).
+    let vel_across = vel - d * dot(vel, d);
+    let speed_across = length(vel_across);
+    let streak = kind == KIND_TRACER && speed > 1e-3 && speed_across > 1e-3 * speed;
+    if (streak) {
+        up = vel_across / speed_across;
         r = cross(up, d);
-        half_len = max(size, 0.5 * speed * STREAK_S);
+        half_len = max(size, 0.5 * speed_across * STREAK_S);
     }
     if (dot(r, r) < 1e-10) {
         r = cross(d, vec3<f32>(1.0, 0.0, 0.0));
@@ -62,14 +70,34 @@ fn vs_main(@builtin(vertex_index) vi: u32, in: PIn) -> VsOut {
         }
     }
     right = normalize(r);
-    if (!(kind == KIND_TRACER && speed > 1e-3)) {
+    if (!streak) {
         up = cross(right, d);
     }
-    let world = p + right * (c.x * size) + up * (c.y * half_len);
+    var width = size;
+    var color = in.color;
+    if (kind == KIND_TRACER) {
+        // A round is centimetres wide: past a few hundred metres its streak would fall between
+        // pixels and flicker out, yet a tracer is seen kilometres away. Never narrower than
+        // TRACER_MIN_PX on screen; spread wider, it dims (down to TRACER_MIN_GAIN) so a
+        // distant one does not grow brighter than a near one.
+        let c0 = frame.view_proj * vec4<f32>(p, 1.0);
+        let c1 = frame.view_proj * vec4<f32>(p + right, 1.0);
+        if (c0.w > 1e-3 && c1.w > 1e-3) {
+            let ndc = c1.xy / c1.w - c0.xy / c0.w;
+            let px_per_m = length(ndc * 0.5 * frame.counts.yz);
+            let min_w = TRACER_MIN_PX / max(px_per_m, 1e-6);
+            if (min_w > width) {
+                color.a = color.a * max(width / min_w, TRACER_MIN_GAIN);
+                half_len = max(half_len, min_w);
+                width = min_w;
+            }
+        }
+    }
+    let world = p + right * (c.x * width) + up * (c.y * half_len);
     var out: VsOut;
     out.pos = frame.view_proj * vec4<f32>(world, 1.0);
     out.uv = c;
-    out.color = in.color;
+    out.color = color;
     out.rel_pos = world;
     out.kind = kind;
     return out;

@@ -29,6 +29,13 @@ pub const MAX_PARTICLES: usize = 65_536;
 /// (at 1,000 m/s a 30 m streak), never shorter than its width.
 pub const TRACER_STREAK_S: f32 = 0.03;
 
+/// A tracer is never drawn narrower than this on screen (pixels of the scene target, radius):
+/// a round's real width is sub-pixel beyond a few hundred metres. shaders/particles.wgsl.
+pub const TRACER_MIN_WIDTH_PX: f32 = 1.5;
+/// A tracer widened to [`TRACER_MIN_WIDTH_PX`] dims by its true width over the drawn one, but
+/// never below this (so a distant burst stays visible).
+pub const TRACER_MIN_GAIN: f32 = 0.5;
+
 /// What a particle is; decides how it is lit and blended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ParticleKind {
@@ -374,6 +381,21 @@ impl ParticlePass {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_shader_uses_the_same_tracer_constants() {
+        let text = super::PARTICLES.text;
+        for (name, value) in [
+            ("STREAK_S", super::TRACER_STREAK_S),
+            ("TRACER_MIN_PX", super::TRACER_MIN_WIDTH_PX),
+            ("TRACER_MIN_GAIN", super::TRACER_MIN_GAIN),
+        ] {
+            let decl = format!("const {name}: f32 = ");
+            let at = text.find(&decl).map(|i| i + decl.len());
+            let written = at.and_then(|i| text[i..].split(';').next()?.trim().parse::<f32>().ok());
+            assert_eq!(written, Some(value), "{name} in shaders/particles.wgsl");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -86,6 +86,33 @@ fn particles_show_over_the_sky_where_they_are() {
 }
 
 #[test]
+fn a_distant_tracer_flying_away_stays_visible() {
+    let Some(gpu) = common::gpu() else { return };
+    let mut renderer = Renderer::new(&gpu).expect("renderer");
+    let f = frame(60.0, Vec::new());
+    let sky = common::render(&gpu, &mut renderer, &f, SIZE, SIZE);
+    // A round 2 km ahead and 2° up, flying straight away from the camera (the chase view of a
+    // burst): its real 0.25 m is a tenth of a pixel and its streak is end-on; it must still
+    // light the pixels where it is (focal length 221.7 px: 2° up → 7.7 px above the centre).
+    let dir = DVec3::new(0.0, 2f64.to_radians().sin(), -2f64.to_radians().cos());
+    renderer.set_particles(&[Particle::new(
+        ParticleKind::Tracer,
+        DVec3::new(0.0, 1000.0, 0.0) + dir * 2000.0,
+        0.25,
+    )
+    .with_velocity((dir * 1000.0).as_vec3())]);
+    let img = common::render(&gpu, &mut renderer, &f, SIZE, SIZE);
+    common::keep("particles_distant_tracer", &img);
+    let lit = (118..=122)
+        .flat_map(|y| (126..=130).map(move |x| (x, y)))
+        .filter(|&(x, y)| px(&img, x, y)[0] > px(&sky, x, y)[0] + 25)
+        .count();
+    assert!(lit >= 2, "a distant tracer lit {lit} pixels");
+    // And only there: nothing 10 px away changes.
+    assert_eq!(px(&sky, 128, 130), px(&img, 128, 130));
+}
+
+#[test]
 fn particles_are_hidden_behind_opaque_geometry() {
     let Some(gpu) = common::gpu() else { return };
     let mut renderer = Renderer::new(&gpu).expect("renderer");
