@@ -17,6 +17,7 @@ use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
 use serde::Serialize;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Simulated (or paced) warm-up before statistics start: joins and first baselines.
@@ -47,7 +48,21 @@ pub struct SwarmOptions {
     /// QUIC only: every bot's connection goes through one impairment relay (one flow per bot,
     /// a bottleneck shared by all), seeded with `seed`.
     pub impair: Option<Impairment>,
+    /// Content packs mounted over the builtin layer (the types the server knows).
+    pub packs: Vec<PathBuf>,
+    /// Every aircraft keeps its loadout; `false` empties every station (bots and AI) before the
+    /// measured window, for the armed/unarmed ratio.
+    pub armed: bool,
+    /// Adds a 4-versus-4 of [`FIGHT_TYPE`] AI (`attack`), one side bouncing the other from
+    /// 3 km behind, away from the furball: a missile fight during the measured window. Needs a
+    /// pack with that type.
+    pub missile_fight: bool,
 }
+
+/// The type of the missile fight's aircraft (the fixture pack's F-5E: AIM-9Ps and a gun).
+pub const FIGHT_TYPE: &str = "fl-base:f5e";
+/// Aircraft per side in the missile fight.
+pub const FIGHT_SIDE: usize = 4;
 
 /// A named impairment for [`run_quic`].
 #[derive(Debug, Clone, PartialEq)]
@@ -115,6 +130,9 @@ impl Default for SwarmOptions {
             link: LinkConfig::default(),
             seed: 1,
             impair: None,
+            packs: Vec::new(),
+            armed: true,
+            missile_fight: false,
         }
     }
 }
@@ -124,7 +142,7 @@ impl Default for SwarmOptions {
 pub enum SwarmError {
     #[error("{0}")]
     Limits(String),
-    #[error("loading the builtin types: {0}")]
+    #[error("loading the types: {0}")]
     Types(String),
     #[error("network setup: {0}")]
     Net(String),
@@ -153,7 +171,8 @@ impl SwarmOptions {
     fn server_config(&self) -> ServerConfig {
         let mut cfg = ServerConfig::default();
         cfg.world.sim_workers = self.workers.max(1);
-        cfg.world.entity_cap = self.clients + self.ai + 16;
+        // Room for the missile fight and for the missiles, rockets and bombs in flight.
+        cfg.world.entity_cap = self.clients + self.ai + 2 * FIGHT_SIDE + 256;
         cfg.snapshot.budget_bytes = self.budget_bytes;
         cfg.snapshot.compress = self.compress;
         // Every bot shares one address and joins at once: one burst that holds them all.
@@ -207,6 +226,98 @@ pub fn spawn_ai(server: &mut Server, n: usize) -> usize {
     spawned
 }
 
+/// The types of a run: the builtin layer, plus `opts.packs` when any are named.
+fn load_types(opts: &SwarmOptions) -> Result<TypeRegistry, SwarmError> {
+    if opts.packs.is_empty() {
+        return TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()));
+    }
+    let content = fl_content::Content::load(&fl_content::LoadOptions {
+        pack_dirs: opts.packs.clone(),
+        ..fl_content::LoadOptions::default()
+    })
+    .map_err(|e| SwarmError::Types(e.to_string()))?;
+    Ok(TypeRegistry::from_content(&content, 1))
+}
+
+/// Spawns the world's AI: `opts.ai` around the furball, and the missile fight when asked for.
+fn populate(server: &mut Server, opts: &SwarmOptions) -> Result<usize, SwarmError> {
+    let mut ai = spawn_ai(server, opts.ai);
+    if opts.missile_fight {
+        ai += spawn_missile_fight(server)?;
+    }
+    Ok(ai)
+}
+
+/// Spawns [`FIGHT_SIDE`] [`FIGHT_TYPE`]s a side, line abreast 600 m apart, 20 km east of the
+/// furball, one side 3 km behind the other on the same heading (the bounced side turns to
+/// fight), each AI attacking the nearest threat.
+pub fn spawn_missile_fight(server: &mut Server) -> Result<usize, SwarmError> {
+    let Some(t) = server.types().index_of(FIGHT_TYPE) else {
+        return Err(SwarmError::Types(format!(
+            "the missile fight needs {FIGHT_TYPE}: mount the fixture pack (--pack)"
+        )));
+    };
+    let mut spawned = 0;
+    for side in 0..2u16 {
+        for i in 0..FIGHT_SIDE {
+            let ctrl = fl_ai::build_from_line("attack", &fl_ai::FactoryContext::default())
+                .map_err(|e| SwarmError::Types(e.to_string()))?;
+            let at = SpawnPoint {
+                x: 20_000.0 + i as f64 * 600.0,
+                z: if side == 0 { 0.0 } else { -3_000.0 },
+                altitude_m: 5_000.0,
+                heading_deg: 0.0,
+                speed_mps: 250.0,
+                anchor: None,
+            };
+            if server
+                .spawn_aircraft(t, side + 1, Pilot::Ai(ctrl), at)
+                .is_some()
+            {
+                spawned += 1;
+            }
+        }
+    }
+    Ok(spawned)
+}
+
+/// Empties every station of every aircraft (the unarmed run).
+fn disarm(server: &mut Server) {
+    let ids: Vec<_> = server.world().iter().map(|(id, _)| id).collect();
+    for id in ids {
+        if let Some(e) = server.world_mut().get_mut(id) {
+            e.combat.loadout.stations.iter_mut().for_each(|s| *s = None);
+        }
+    }
+}
+
+/// What combat did over the whole run (warm-up included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CombatSummary {
+    pub armed: bool,
+    pub missile_fight: bool,
+    pub rounds_fired: u64,
+    pub rounds_hit: u64,
+    pub stores_released: u64,
+    pub detonations: u64,
+    pub kills: u64,
+    pub sensing_checks: u64,
+}
+
+fn combat_summary(server: &Server, opts: &SwarmOptions) -> CombatSummary {
+    let t = &server.combat().totals;
+    CombatSummary {
+        armed: opts.armed,
+        missile_fight: opts.missile_fight,
+        rounds_fired: t.rounds_fired,
+        rounds_hit: t.rounds_hit,
+        stores_released: t.stores_released,
+        detonations: t.detonations,
+        kills: t.kills,
+        sensing_checks: t.sensing_checks,
+    }
+}
+
 /// The JSON summary of one run (printed by the `bot-swarm` binary; field by field in
 /// docs/server.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -226,6 +337,9 @@ pub struct Report {
     pub wall_seconds: f64,
     pub server_tick: ServerTick,
     pub clients_summary: ClientsSummary,
+    /// LinkSim only (the QUIC server's world lives on its own thread).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub combat: Option<CombatSummary>,
     /// The impairment relay's profile and ground truth (QUIC with `--impair` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub impair: Option<ImpairReport>,
@@ -349,9 +463,9 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
             },
         )
         .map_err(|e| SwarmError::Net(e.to_string()))?;
-    let types = TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()))?;
+    let types = load_types(opts)?;
     let mut server = Server::new(opts.server_config(), Box::new(endpoint), types);
-    let ai = spawn_ai(&mut server, opts.ai);
+    let ai = populate(&mut server, opts)?;
     let mut bots = Vec::with_capacity(opts.clients);
     for i in 0..opts.clients {
         // Spread bots over loopback addresses (127.0.1.x) like real hosts.
@@ -376,6 +490,10 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
     let wall = Instant::now();
     for t in 0..WARMUP_TICKS + ticks {
         net.advance(TICK);
+        if !opts.armed && t <= WARMUP_TICKS {
+            // The bots' aircraft appear as they join, during the warm-up.
+            disarm(&mut server);
+        }
         let timing = server.tick();
         if t == WARMUP_TICKS {
             reset_stats(&mut bots);
@@ -416,6 +534,7 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
             dropped_ticks: None,
         },
         clients_summary: client_summary(&stats, opts.seconds, ticks),
+        combat: Some(combat_summary(&server, opts)),
         impair: None,
     })
 }
@@ -453,9 +572,15 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
         .map_err(|e| SwarmError::Net(fl_net::error_chain(&e)))?;
         let addr = fl_net::ServerTransport::local_addr(&quic);
         let fingerprint = quic.fingerprint();
-        let types = TypeRegistry::builtin().map_err(|e| SwarmError::Types(e.to_string()))?;
+        if !opts.armed {
+            return Err(SwarmError::Limits(
+                "--unarmed is a LinkSim measurement (the QUIC server runs on its own thread)"
+                    .into(),
+            ));
+        }
+        let types = load_types(opts)?;
         let mut server = Server::new(opts.server_config(), Box::new(quic), types);
-        let ai = spawn_ai(&mut server, opts.ai);
+        let ai = populate(&mut server, opts)?;
         let relay = match &opts.impair {
             Some(imp) => Some(
                 Relay::start(
@@ -534,6 +659,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
                 dropped_ticks: Some(m.dropped_ticks),
             },
             clients_summary: client_summary(&stats, opts.seconds, ticks),
+            combat: None,
             impair,
         })
     })();

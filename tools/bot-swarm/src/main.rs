@@ -56,6 +56,16 @@ struct Args {
     /// relay's ground truth.
     #[arg(long, value_name = "PROFILE|FILE.json")]
     impair: Option<String>,
+    /// Mount a content pack directory (repeatable); the missile fight needs the fixture pack.
+    #[arg(long = "pack", value_name = "DIR")]
+    mods: Vec<std::path::PathBuf>,
+    /// Empty every aircraft's stations before the measured window (LinkSim only): the
+    /// baseline of the armed/unarmed tick ratio.
+    #[arg(long)]
+    unarmed: bool,
+    /// Add a 4-versus-4 missile fight of fl-base:f5e AI (needs --pack with the fixture pack).
+    #[arg(long)]
+    missile_fight: bool,
 }
 
 fn main() -> std::process::ExitCode {
@@ -86,6 +96,9 @@ fn run(a: Args) -> Result<()> {
         link: LinkConfig::symmetric(dir),
         seed: a.seed,
         impair: None,
+        packs: a.mods.clone(),
+        armed: !a.unarmed,
+        missile_fight: a.missile_fight,
     };
     let report = match a.transport {
         Transport::Linksim => {

@@ -64,6 +64,9 @@ fn check_json(report: &Report) {
         "server_tick",
         "clients_summary",
     ]);
+    if !quic {
+        top.push("combat");
+    }
     assert_eq!(keys(&v), top, "{text}");
     assert_eq!(v["mode"], report.mode);
     assert_eq!(v["clients"], 4);
@@ -261,4 +264,35 @@ fn impair_takes_a_profile_or_a_json_file() {
     }
     assert!(Impairment::from_arg(dir.join("missing.json").to_str().expect("utf-8")).is_err());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_armed_missile_fight_fires_and_an_unarmed_world_never_does() {
+    let Some(pack) = fl_fixtures::fixture_pack_or("the bot-swarm missile fight") else {
+        return;
+    };
+    let fight = SwarmOptions {
+        clients: 2,
+        ai: 2,
+        seconds: 30.0,
+        packs: vec![pack.clone()],
+        missile_fight: true,
+        ..SwarmOptions::default()
+    };
+    let armed = run_linksim(&fight).expect("armed run");
+    let c = armed.combat.expect("linksim reports combat");
+    assert_eq!(armed.ai, 2 + 2 * bot_swarm::FIGHT_SIDE, "{armed:#?}");
+    assert!(c.stores_released > 0, "no missile in 30 s of a 4v4: {c:?}");
+    assert!(c.sensing_checks > 0, "{c:?}");
+    let unarmed = run_linksim(&SwarmOptions {
+        armed: false,
+        ..fight
+    })
+    .expect("unarmed run");
+    let u = unarmed.combat.expect("linksim reports combat");
+    assert_eq!(
+        (u.rounds_fired, u.stores_released),
+        (0, 0),
+        "an unarmed world fired: {u:?}"
+    );
 }
