@@ -210,9 +210,7 @@ impl Action {
             | A::StationNext
             | A::StationPrev
             | A::RadarMode
-            | A::Designate => {
-                ActionGroup::Weapons
-            }
+            | A::Designate => ActionGroup::Weapons,
             A::ChaffFlare | A::Ecm => ActionGroup::Weapons,
             A::CameraNext
             | A::ViewNext

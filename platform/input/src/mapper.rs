@@ -378,9 +378,7 @@ impl Mapper {
                 Action::StationNext => self.station_step = self.station_step.saturating_add(1),
                 Action::StationPrev => self.station_step = self.station_step.saturating_sub(1),
                 Action::RadarMode => self.radar_step = self.radar_step.saturating_add(1),
-                Action::Designate => {
-                    self.designate_step = self.designate_step.saturating_add(1)
-                }
+                Action::Designate => self.designate_step = self.designate_step.saturating_add(1),
                 _ => {}
             },
             ActionKind::Game => {
