@@ -47,7 +47,6 @@ struct Player {
     hub: InputHub,
     state: PilotState,
     pressed: bool,
-    sent: Vec<Option<u32>>,
 }
 
 impl Pilot for Player {
@@ -64,7 +63,6 @@ impl Pilot for Player {
             self.pressed = true;
         }
         let keys = self.hub.pilot(&mut self.state).command(view);
-        self.sent.push(keys.designate);
         PilotInput {
             designate: keys.designate,
             radar: Some(RadarMode::Stt),
@@ -84,7 +82,6 @@ fn the_designate_key_designates_a_foe_from_the_datalink_and_the_server_takes_it(
         hub: InputHub::without_devices(Bindings::defaults()),
         state: PilotState::default(),
         pressed: false,
-        sent: Vec::new(),
     };
     let mut sim = Sim::new(cfg, Box::new(player)).expect("sim");
     let target = sim.targets()[0];
