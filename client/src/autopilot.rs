@@ -443,6 +443,8 @@ mod tests {
                 seen: &[],
                 faction: None,
                 missile_stations: &[],
+                datalink: None,
+                own: None,
             })
         };
         s.orientation = geodetic::orientation(&enu, 90f64.to_radians(), 0.0, 0.0);
@@ -467,6 +469,8 @@ mod tests {
             seen: &[],
             faction: None,
             missile_stations: &[],
+            datalink: None,
+            own: None,
         });
         assert!(c.pitch > 0.5 && c.afterburner, "{c:?}");
     }
@@ -503,6 +507,8 @@ mod tests {
                 seen: others,
                 faction: Some(1),
                 missile_stations: stations,
+                datalink: None,
+                own: None,
             })
         };
         let own = seen(0, 1, true, s.position);

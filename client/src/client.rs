@@ -69,6 +69,11 @@ pub struct PilotView<'a> {
     pub faction: Option<u16>,
     /// Stations of the own type's default loadout that carry guided missiles.
     pub missile_stations: &'a [u8],
+    /// The latest team picture (`MsgDatalink`) the session kept: what the designate key steps
+    /// through.
+    pub datalink: Option<&'a fl_protocol::msg::combat::Datalink>,
+    /// The own entity (`None`: no aircraft); a new one is a respawn.
+    pub own: Option<crate::session::OwnEntity>,
 }
 
 /// Anything that flies the own aircraft.
@@ -448,6 +453,12 @@ impl Client {
                         .admission()
                         .and_then(|a| a.authority.map(|(_, f)| f)),
                     missile_stations: &self.own_missile_stations,
+                    datalink: self.session.combat().datalink.as_ref(),
+                    own: if flying {
+                        self.session.own_entity()
+                    } else {
+                        None
+                    },
                 };
                 let input = pilot.command(&view);
                 let mut msg = input.to_message(seq);

@@ -217,7 +217,8 @@ pub struct PilotInput {
     /// index)` designates it (the server accepts only a target its sensors hold a contact on),
     /// `Some(fl_protocol::tlv::DESIGNATE_NONE)` clears, `None` keeps the server's. Not in
     /// `MsgClientInput` itself: the session writes it as a TLV with each input. Set by the
-    /// HUD/keybinding (not wired yet) or an autopilot.
+    /// designate key (`app::keyboard`, stepping through the datalink's hostile tracks) or an
+    /// autopilot.
     pub designate: Option<u32>,
     /// Commanded flaps, 0 … 1.
     pub flaps: f32,

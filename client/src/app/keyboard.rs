@@ -3,7 +3,8 @@
 //! the [`KeyboardPilot`] the client asks once per 60 Hz input tick during a flight.
 //!
 //! Owns the adapter from [`fl_input::Controls`] to [`PilotInput`] (station and radar presses
-//! become the absolute selection the message carries), the spawn-trim sync, the backends' poll
+//! become the absolute selection the message carries; designate presses step the designated
+//! hostile track through the latest datalink), the spawn-trim sync, the backends' poll
 //! (one that cannot start is a warning: the keyboard flies alone) and the turning of [`UiKey`]s
 //! into egui key events. Must not: hold key maps, ramps or deadzones (fl-input's), or read the
 //! clock (the window passes its time in).
@@ -15,10 +16,14 @@ use fl_input::store::{BindingsFile, StoreError};
 use fl_input::{
     Action, Bindings, DeviceEvent, Devices, InputEvent, Mapper, MenuNav, MouseButton, Ticker, UiKey,
 };
-use fl_protocol::enums::RadarMode;
+use fl_protocol::enums::{ContactState, RadarMode};
+use fl_protocol::msg::combat::Datalink;
+use fl_protocol::tlv::DESIGNATE_NONE;
 
 use crate::client::{Pilot, PilotView};
+use crate::hud::cues::next_designation;
 use crate::input_clock::PilotInput;
+use crate::session::OwnEntity;
 
 /// How long a hot-plug notice stays on the HUD (as long as a server notice).
 pub const NOTICE_DISPLAY: Duration = crate::netgraph::NOTICE_DISPLAY;
@@ -29,13 +34,68 @@ const MAX_NOTICES: usize = 8;
 pub const MAX_STATIONS: u8 = 16;
 
 /// What one flight's pilot remembers besides the mapper: whether the spawn trim was taken, and
-/// the station and radar mode selected so far.
+/// the station, radar mode and designated target selected so far.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PilotState {
     /// Throttle, gear and flaps were taken from the aircraft as it spawned.
     synced: bool,
     station: Option<u8>,
     radar: Option<RadarMode>,
+    /// The designated track's entity index and the own aircraft that designated it (a new own
+    /// entity, a respawn, drops it).
+    designated: Option<(u32, OwnEntity)>,
+    /// A designation was made this flight: from then on every input says what stands, a target
+    /// or [`DESIGNATE_NONE`] (before it, nothing is sent and STT picks the nearest contact).
+    designating: bool,
+}
+
+impl PilotState {
+    /// The designated target's entity index, if any.
+    pub fn designated(&self) -> Option<u32> {
+        self.designated.map(|(t, _)| t)
+    }
+
+    /// Steps the designation by `presses` designate presses over `datalink`, and drops it when
+    /// the own aircraft changed (respawn, or none) or the target left the picture. Returns what
+    /// the input carries (`PilotInput::designate`).
+    fn designate(
+        &mut self,
+        presses: u8,
+        own: Option<OwnEntity>,
+        datalink: Option<&Datalink>,
+    ) -> Option<u32> {
+        if self.designated.is_some_and(|(_, by)| Some(by) != own) {
+            self.designated = None;
+        }
+        if let Some(me) = own
+            && let Some(dl) = datalink
+        {
+            for _ in 0..presses {
+                let next = next_designation(dl, Some(me.idx), self.designated());
+                self.designated = next.map(|t| (t, me));
+                self.designating = true;
+            }
+        }
+        // A target the picture no longer holds (gone, or its track lost) is not designated:
+        // the HUD would box nothing and the server would refuse it anyway.
+        if let Some(t) = self.designated()
+            && !datalink.is_some_and(|dl| holds(dl, t))
+        {
+            self.designated = None;
+        }
+        match self.designated() {
+            Some(t) => Some(t),
+            None if self.designating => Some(DESIGNATE_NONE),
+            None => None,
+        }
+    }
+}
+
+/// Whether `dl` has a live (not lost) track of entity `target`.
+fn holds(dl: &Datalink, target: u32) -> bool {
+    dl.tracks
+        .iter()
+        .any(|t| t.target_idx == target && t.state != ContactState::Lost)
 }
 
 /// The keyboard and devices (through the mapper) as the pilot of one flight.
@@ -82,9 +142,13 @@ impl Pilot for KeyboardPilot<'_> {
         for _ in 0..c.radar_step {
             self.state.radar = Some(next_radar(self.state.radar));
         }
+        let designate = self
+            .state
+            .designate(c.designate_step, view.own, view.datalink);
         PilotInput {
             station: self.state.station,
             radar: self.state.radar,
+            designate,
             ..pilot_input(&c)
         }
     }
@@ -357,6 +421,8 @@ mod tests {
             seen: &[],
             faction: None,
             missile_stations: &[],
+            datalink: None,
+            own: None,
         }
     }
 
@@ -477,6 +543,116 @@ mod tests {
                 RadarMode::Silent
             ]
         );
+    }
+
+    fn foe(idx: u32, state: ContactState) -> fl_protocol::msg::combat::DatalinkTrack {
+        fl_protocol::msg::combat::DatalinkTrack {
+            target_idx: idx,
+            type_index: 0,
+            target_gen: 1,
+            faction_index: 2,
+            state,
+            ident: fl_protocol::enums::Identification::Foe,
+            sensor_type_mask: 1,
+            flags: 0,
+            rel_pos: [0.0, 0.0, -3000.0],
+            rel_vel: [0.0; 3],
+        }
+    }
+
+    fn picture(tracks: Vec<fl_protocol::msg::combat::DatalinkTrack>) -> Datalink {
+        Datalink {
+            flags: 0,
+            tick_index: 100,
+            origin: [0.0; 3],
+            tracks,
+            threats: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn designate_presses_step_through_the_datalinks_foes_and_the_input_carries_it() {
+        use fl_protocol::enums::Identification;
+        let me = OwnEntity {
+            idx: 7,
+            generation: 1,
+        };
+        let mut friend = foe(4, ContactState::Detected);
+        friend.ident = Identification::Friend;
+        let dl = picture(vec![
+            foe(3, ContactState::Detected),
+            friend,
+            foe(5, ContactState::Coasting),
+            foe(7, ContactState::Detected),
+        ]);
+        let mut h = hub();
+        let mut s = PilotState::default();
+        let tick = |h: &mut InputHub, s: &mut PilotState, own, dl: Option<&Datalink>| {
+            let mut v = view(None);
+            v.own = own;
+            v.datalink = dl;
+            h.pilot(s).command(&v).designate
+        };
+        let tap = |h: &mut InputHub| {
+            h.key(&ch("n"), true, false, true);
+            h.key(&ch("n"), false, false, true);
+        };
+        // Nothing designated yet: nothing is sent (STT keeps picking the nearest by itself).
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), None);
+        // Presses with no picture, or no aircraft, designate nothing.
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), None), None);
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, None, Some(&dl)), None);
+        // Each press: the next foe, never the friend or the own track, wrapping.
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), Some(3));
+        assert_eq!(
+            tick(&mut h, &mut s, Some(me), Some(&dl)),
+            Some(3),
+            "it stands"
+        );
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), Some(5));
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), Some(3));
+        assert_eq!(s.designated(), Some(3));
+        // Two presses in one tick step twice.
+        tap(&mut h);
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), Some(3));
+        // The target leaves the picture (its track lost, then gone): cleared, and the clear is
+        // sent while it stands.
+        let lost = picture(vec![
+            foe(3, ContactState::Lost),
+            foe(5, ContactState::Coasting),
+        ]);
+        assert_eq!(
+            tick(&mut h, &mut s, Some(me), Some(&lost)),
+            Some(DESIGNATE_NONE)
+        );
+        assert_eq!(s.designated(), None);
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&lost)), Some(5));
+        let gone = picture(vec![foe(3, ContactState::Detected)]);
+        assert_eq!(
+            tick(&mut h, &mut s, Some(me), Some(&gone)),
+            Some(DESIGNATE_NONE)
+        );
+        // A respawn (a new own entity) drops the designation even though the target is held.
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), Some(3));
+        let reborn = OwnEntity {
+            idx: 7,
+            generation: 2,
+        };
+        assert_eq!(
+            tick(&mut h, &mut s, Some(reborn), Some(&dl)),
+            Some(DESIGNATE_NONE)
+        );
+        tap(&mut h);
+        assert_eq!(tick(&mut h, &mut s, Some(reborn), Some(&dl)), Some(3));
+        assert_eq!(tick(&mut h, &mut s, None, Some(&dl)), Some(DESIGNATE_NONE));
     }
 
     fn keys_of(events: &[egui::Event]) -> Vec<(egui::Key, bool)> {

@@ -1142,8 +1142,9 @@ fn hud_extras(
 
 /// The weapon cues and scopes from the own combat state (the prediction's, from
 /// `SnapshotOwnState`) and the session's latest `MsgDatalink` (`hud::cues`); the kill feed
-/// already in `extras.combat` stays. Designation: the seam for the designate key is
-/// `hud::cues::next_designation` (no track is designated until the input carries one).
+/// already in `extras.combat` stays. The designated track is the one the last input carried
+/// (`PilotInput::designate`, stepped by the designate key through `hud::cues::next_designation`
+/// in `keyboard::PilotState`, or set by an autopilot).
 fn combat_cues(f: &Flight, extras: &mut HudExtras) {
     let client = &f.launched.client;
     let content = &f.launched.content;
@@ -1169,7 +1170,10 @@ fn combat_cues(f: &Flight, extras: &mut HudExtras) {
         combat: prediction.combat(),
         stations: &stations,
         datalink: client.session().combat().datalink.as_ref(),
-        designated: None,
+        designated: client
+            .last_input()
+            .and_then(|i| i.designate)
+            .filter(|&t| t != fl_protocol::tlv::DESIGNATE_NONE),
         radar_mode,
     };
     let (cues, scopes) = hud::cues::build(&inputs);

@@ -46,6 +46,8 @@ pub enum Action {
     StationPrev,
     /// Pressed: the next radar mode.
     RadarMode,
+    /// Pressed: designate the next hostile track of the datalink (the radar's STT target).
+    Designate,
     /// Toggles the arresting hook.
     Hook,
     /// Toggles the canopy.
@@ -86,7 +88,7 @@ pub enum ActionKind {
     Held,
     /// Flips a state on each press.
     Toggle,
-    /// Counts presses (flaps step, station and radar select).
+    /// Counts presses (flaps step, station and radar select, designation).
     Step,
     /// One of the game's own actions, reported once per press.
     Game,
@@ -103,7 +105,7 @@ pub enum ActionGroup {
 
 impl Action {
     /// Every action, in the order the Settings screen lists them.
-    pub const ALL: [Action; 35] = [
+    pub const ALL: [Action; 36] = [
         Action::Pitch,
         Action::Roll,
         Action::Yaw,
@@ -130,6 +132,7 @@ impl Action {
         Action::StationNext,
         Action::StationPrev,
         Action::RadarMode,
+        Action::Designate,
         Action::ChaffFlare,
         Action::Ecm,
         Action::CameraNext,
@@ -160,7 +163,9 @@ impl Action {
             A::Afterburner | A::Gear | A::SpeedBrake | A::Hook | A::Canopy | A::Ecm => {
                 ActionKind::Toggle
             }
-            A::Flaps | A::StationNext | A::StationPrev | A::RadarMode => ActionKind::Step,
+            A::Flaps | A::StationNext | A::StationPrev | A::RadarMode | A::Designate => {
+                ActionKind::Step
+            }
             A::CameraNext
             | A::ViewNext
             | A::ViewPrev
@@ -200,9 +205,12 @@ impl Action {
             | A::Canopy
             | A::Eject
             | A::Respawn => ActionGroup::Systems,
-            A::Gun | A::FireStore | A::StationNext | A::StationPrev | A::RadarMode => {
-                ActionGroup::Weapons
-            }
+            A::Gun
+            | A::FireStore
+            | A::StationNext
+            | A::StationPrev
+            | A::RadarMode
+            | A::Designate => ActionGroup::Weapons,
             A::ChaffFlare | A::Ecm => ActionGroup::Weapons,
             A::CameraNext
             | A::ViewNext
@@ -240,6 +248,7 @@ impl Action {
             A::StationNext => "station_next",
             A::StationPrev => "station_prev",
             A::RadarMode => "radar_mode",
+            A::Designate => "designate",
             A::Hook => "hook",
             A::Canopy => "canopy",
             A::ChaffFlare => "chaff_flare",
@@ -287,6 +296,7 @@ impl Action {
             A::StationNext => "next weapon station",
             A::StationPrev => "previous weapon station",
             A::RadarMode => "next radar mode",
+            A::Designate => "designate the next target",
             A::Hook => "hook up / down",
             A::Canopy => "canopy open / closed",
             A::ChaffFlare => "chaff and flares (hold)",
@@ -337,5 +347,7 @@ mod tests {
         assert_eq!(Action::Gear.kind(), ActionKind::Toggle);
         assert_eq!(Action::ThrottleUp.kind(), ActionKind::Rate);
         assert_eq!(Action::Screenshot.kind(), ActionKind::Game);
+        assert_eq!(Action::Designate.kind(), ActionKind::Step);
+        assert_eq!(Action::from_name("designate"), Some(Action::Designate));
     }
 }

@@ -450,6 +450,7 @@ pub const DEFAULT_KEYS: &[(Action, &str, &str)] = &[
     (Action::StationNext, "X", ""),
     (Action::StationPrev, "Z", ""),
     (Action::RadarMode, "R", ""),
+    (Action::Designate, "N", ""),
     (Action::ChaffFlare, "V", ""),
     (Action::Ecm, "J", ""),
     (Action::CameraNext, "C", ""),
@@ -489,6 +490,7 @@ fn default_pad() -> &'static [(Action, Input)] {
         (Action::StationNext, Input::PadButton(PadButton::DPadRight)),
         (Action::StationPrev, Input::PadButton(PadButton::DPadLeft)),
         (Action::RadarMode, Input::PadButton(PadButton::DPadUp)),
+        (Action::Designate, Input::PadButton(PadButton::LeftStick)),
         (Action::ChaffFlare, Input::PadButton(PadButton::DPadDown)),
         (Action::CameraNext, Input::PadButton(PadButton::Select)),
     ];

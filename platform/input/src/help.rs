@@ -49,6 +49,7 @@ const ROWS: &[(&[Action], &[Action], &str)] = &[
         "previous / next weapon station",
     ),
     (&[Action::RadarMode], &[Action::RadarMode], ""),
+    (&[Action::Designate], &[Action::Designate], ""),
     (&[Action::ChaffFlare], &[Action::ChaffFlare], ""),
     (&[Action::Ecm], &[Action::Ecm], ""),
     (&[Action::Hook], &[Action::Hook], ""),

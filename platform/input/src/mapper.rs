@@ -108,6 +108,8 @@ pub struct Controls {
     pub station_step: i8,
     /// Radar-mode presses since the last tick.
     pub radar_step: u8,
+    /// Designate presses since the last tick (each steps to the next hostile track).
+    pub designate_step: u8,
 }
 
 /// Where an axis binding acting on a device is remembered between events.
@@ -144,6 +146,7 @@ pub struct Mapper {
     ecm: bool,
     station_step: i32,
     radar_step: u32,
+    designate_step: u32,
     eject_ticks: u32,
     game: Vec<Action>,
 }
@@ -187,6 +190,7 @@ impl Mapper {
             ecm: false,
             station_step: 0,
             radar_step: 0,
+            designate_step: 0,
             eject_ticks: 0,
             game: Vec::new(),
         }
@@ -213,6 +217,7 @@ impl Mapper {
         self.ecm = fresh.ecm;
         self.station_step = 0;
         self.radar_step = 0;
+        self.designate_step = 0;
         self.eject_ticks = 0;
         self.tapped.clear();
         self.game.clear();
@@ -373,6 +378,7 @@ impl Mapper {
                 Action::StationNext => self.station_step = self.station_step.saturating_add(1),
                 Action::StationPrev => self.station_step = self.station_step.saturating_sub(1),
                 Action::RadarMode => self.radar_step = self.radar_step.saturating_add(1),
+                Action::Designate => self.designate_step = self.designate_step.saturating_add(1),
                 _ => {}
             },
             ActionKind::Game => {
@@ -579,6 +585,7 @@ impl Mapper {
         self.tapped.clear();
         self.station_step = 0;
         self.radar_step = 0;
+        self.designate_step = 0;
         out
     }
 
@@ -610,6 +617,7 @@ impl Mapper {
             canopy_open: self.canopy_open,
             station_step: self.station_step.clamp(-100, 100) as i8,
             radar_step: self.radar_step.min(100) as u8,
+            designate_step: self.designate_step.min(100) as u8,
         }
     }
 }
@@ -817,12 +825,19 @@ mod tests {
         release(&mut p, "X");
         press(&mut p, "X");
         press(&mut p, "R");
+        press(&mut p, "N");
+        release(&mut p, "N");
+        press(&mut p, "N");
         let c = p.tick();
         assert!(c.hook_down && c.canopy_open && c.ecm);
         assert!(c.fire_store && c.chaff_flare && c.respawn);
-        assert_eq!((c.station_step, c.radar_step), (2, 1));
+        assert_eq!((c.station_step, c.radar_step, c.designate_step), (2, 1, 2));
         let c = p.tick();
-        assert_eq!((c.station_step, c.radar_step), (0, 0), "steps are per tick");
+        assert_eq!(
+            (c.station_step, c.radar_step, c.designate_step),
+            (0, 0, 0),
+            "steps are per tick"
+        );
         press(&mut p, "Z");
         assert_eq!(p.tick().station_step, -1);
     }
@@ -973,6 +988,11 @@ mod tests {
         p.event(&pad_button(PadButton::Start, true), true);
         let c = p.tick();
         assert!(c.wheel_brake && !c.gear_down && c.afterburner);
+        // Clicking the left stick designates (a step: one per press, counted per tick).
+        p.event(&pad_button(PadButton::LeftStick, true), true);
+        p.event(&pad_button(PadButton::LeftStick, true), true);
+        assert_eq!(p.tick().designate_step, 1, "a held click is one press");
+        assert_eq!(p.tick().designate_step, 0);
     }
 
     #[test]
