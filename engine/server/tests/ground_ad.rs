@@ -79,9 +79,9 @@ fn tracked(h: &Harness, site: EntityId, target: EntityId) -> bool {
 fn an_sa6_shoots_down_an_f5e_crossing_its_range_and_is_credited() {
     let Some(mut h) = harness() else { return };
     let battery = site(&mut h, "fl-base:sa6_battery", "sam 15000", 0.0);
-    // 5,000 m up, 20 km east and 8 km north of the battery, flying west at 230 m/s: it crosses
-    // the battery's northern arc, 8 km abeam at the closest.
-    let target = f5e(&mut h, at(20_000.0, -8_000.0, 5000.0, 270.0, 230.0));
+    // 5,000 m up, 20 km east and 4 km north of the battery, flying west at 230 m/s: it crosses
+    // the battery's northern arc, 4 km abeam (6.4 km slant) at the closest.
+    let target = f5e(&mut h, at(20_000.0, -4_000.0, 5000.0, 270.0, 230.0));
     let mut killed_at = None;
     let mut closest = f64::INFINITY;
     let mut first_launch = None;

@@ -180,6 +180,10 @@ fn contact_on(
 /// launches within 0.8 of the seeker's half-angle off the nose, 16° for the 3M9M).
 pub const SAM_LOFT_RAD: f64 = 10.0 * core::f64::consts::PI / 180.0;
 
+/// The longest a SAM site takes one of its missiles to fly, s: the shoot-look-shoot look and
+/// how long STT is held after a launch (the 3M9M burns 22 s and coasts a few more to its reach).
+pub const SAM_LOOK_MAX_S: f64 = 30.0;
+
 /// How close to its aim a launcher must be laid to fire, rad (2°).
 const LAID_RAD: f64 = 2.0 * core::f64::consts::PI / 180.0;
 
@@ -228,6 +232,10 @@ impl Sam {
             missile_range_fraction: 1.0,
             missile_lobe_fraction: 0.8,
             launch_interval_s: params.interval_s,
+            // One missile in flight per target: the site cannot see its missile, so it takes a
+            // flight to last the missile's time of flight, at most `SAM_LOOK_MAX_S`.
+            look_fraction: 1.0,
+            look_max_s: SAM_LOOK_MAX_S,
             ..FireParams::default()
         });
         Ok(Self {
@@ -255,7 +263,7 @@ impl Sam {
                 _ => None,
             })
             .fold(0.0, f64::max)
-            .clamp(1.0, 120.0)
+            .clamp(1.0, SAM_LOOK_MAX_S)
     }
 }
 
