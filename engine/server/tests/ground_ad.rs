@@ -167,6 +167,10 @@ fn a_zsu_hits_a_low_slow_pass_inside_its_gun_range() {
     assert!(totals.rounds_fired > 0, "{totals:?} {refused:?}");
     assert!(totals.rounds_hit > 0, "{totals:?}");
     assert_eq!(fired_beyond, 0, "no round beyond the gun's range");
+    if out(&h, target) {
+        let e = h.server.world().get(target).expect("the wreck");
+        assert_eq!(e.combat.last_hit.map(|c| c.by), Some(zsu), "credited");
+    }
     let hp = h.server.world().get(target).map_or(0.0, |e| e.hp_fraction);
     eprintln!(
         "AAA: {} rounds fired, {} hit, target hp {:.2}, out {}",
