@@ -197,3 +197,96 @@ fn a_zsu_never_fires_at_a_pass_beyond_its_gun_range() {
     assert_eq!(totals.rounds_fired, 0, "{totals:?}");
     assert!(!out(&h, target));
 }
+
+/// An SA-6 (all-round arc, 30 km range) on the Pahrump side of the Spring Mountains, with the
+/// pack's terrain; `alt_agl` above the first point east of the crest that the ridge hides from
+/// 100 m: an F-5E flying west there. Returns the battery's designation and radar mode after 3 s
+/// and the launches, the target, and whether it is out of the fight.
+fn behind_ridge(alt_agl: f64) -> Option<(Option<EntityId>, u8, u64, EntityId, bool)> {
+    use fl_combat::sensing as sn;
+    let mut h = harness()?;
+    let pack = fl_fixtures::fixture_pack_or("NTTR terrain")?;
+    let content = fl_content::Content::load(&fl_content::LoadOptions {
+        pack_dirs: vec![pack],
+        ..Default::default()
+    })
+    .expect("pack loads");
+    h.server.set_terrain(fl_terrain::Terrain::from_content(
+        &content,
+        fl_terrain::TerrainConfig::default(),
+    ));
+    let t = h
+        .server
+        .types()
+        .index_of("fl-base:sa6_battery")
+        .expect("type");
+    let anchor = |lat_deg, lon_deg| Some(GeoAnchor { lat_deg, lon_deg });
+    let battery = h
+        .server
+        .spawn_site(
+            t,
+            1,
+            controller("sam 30000 180"),
+            SpawnPoint {
+                anchor: anchor(36.2, -116.0),
+                ..at(0.0, 0.0, 5.0, 0.0, 0.0)
+            },
+        )
+        .expect("room");
+    let planet = *h.server.world().planet();
+    let floor = h.server.world().floor();
+    let los = h.server.combat().los_config();
+    let sam_at = h.server.world().get(battery).expect("site").position();
+    let point = |lat: f64, lon: f64, agl: f64| {
+        fl_terrain::cube::latlon_to_world(
+            planet.radius_m,
+            lat,
+            lon,
+            floor.height_at(lat, lon) + agl,
+        )
+    };
+    let lon = (0..=40)
+        .map(|k| -115.80 + 0.005 * f64::from(k))
+        .find(|&lon| !sn::line_of_sight(floor, &planet, sam_at, point(36.2, lon, 100.0), &los))
+        .expect("the ridge hides a low target");
+    let ground = floor.height_at(36.2, lon);
+    let target = f5e(
+        &mut h,
+        SpawnPoint {
+            anchor: anchor(36.2, lon),
+            ..at(0.0, 0.0, ground + alt_agl, 270.0, 200.0)
+        },
+    );
+    h.run(3 * 60, &mut []);
+    let e = h.server.world().get(battery).expect("site");
+    let designated = e
+        .combat
+        .sensing
+        .as_deref()
+        .and_then(|s| s.designated())
+        .and_then(|d| fl_server::combat::sensors::world_id(h.server.world(), d));
+    Some((
+        designated,
+        e.combat.radar_mode,
+        h.server.combat().totals.stores_released,
+        target,
+        out(&h, target),
+    ))
+}
+
+#[test]
+fn an_sa6_does_not_engage_a_target_behind_terrain_but_does_one_above_it() {
+    let Some((designated, mode, released, _, lost)) = behind_ridge(100.0) else {
+        return;
+    };
+    assert!(!lost, "the low one is still flying");
+    assert_eq!(designated, None, "nothing designated behind the ridge");
+    assert_eq!(mode, 1, "the radar keeps searching");
+    assert_eq!(released, 0);
+    // The same spot 5 km above the ground: in the open, engaged.
+    let Some((designated, mode, _, target, _)) = behind_ridge(5000.0) else {
+        return;
+    };
+    assert_eq!(designated, Some(target), "the open one is designated");
+    assert_eq!(mode, 3, "STT");
+}
