@@ -11,6 +11,7 @@ use crate::autopilot::Power;
 use crate::controller::{Controller, ParamError};
 use crate::controllers::break_turn::{BreakTurn, BreakTurnParams};
 use crate::controllers::evade::{Evade, EvadeParams};
+use crate::controllers::ground::{Aaa, AaaParams, Sam, SamParams};
 use crate::controllers::heading::{HeadingHold, HeadingParams};
 use crate::controllers::loiter::{Direction, Loiter, LoiterParams};
 use crate::controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};
@@ -22,7 +23,7 @@ use fl_flight::gravity::Planet;
 use fl_flight::math::Vec3;
 
 /// The behaviours [`build`] knows, in documentation order.
-pub const BEHAVIOURS: [&str; 11] = [
+pub const BEHAVIOURS: [&str; 13] = [
     "loiter",
     "heading",
     "waypoint",
@@ -34,6 +35,8 @@ pub const BEHAVIOURS: [&str; 11] = [
     "break",
     "patrol_attack",
     "defend",
+    "sam",
+    "aaa",
 ];
 
 /// Why a behaviour could not be built. Each variant is one self-contained line a person reads
@@ -224,6 +227,8 @@ fn build_args(
         "break" => p.break_turn(positional, named),
         "patrol_attack" => p.patrol_attack(positional, named),
         "defend" => p.defend(positional, named),
+        "sam" => p.sam(positional, named),
+        "aaa" => p.aaa(positional, named),
         _ => Err(FactoryError::UnknownBehaviour(behaviour.to_string())),
     }
 }
@@ -311,6 +316,9 @@ const DEFEND: Spec = &[
     ("alt", false),
     ("radius", false),
 ];
+
+const SAM: Spec = &[("range", true), ("cone_half_deg", true), ("interval", true)];
+const AAA: Spec = &[("range", true), ("cone_half_deg", true)];
 
 /// Collected argument texts, indexed like the spec.
 struct Args<'s> {
@@ -816,5 +824,43 @@ impl Parser<'_, '_> {
             .transition("break", "engage", Condition::Always, 6.0)
             .global_transition("patrol", Condition::ThreatBeyondRange(2.0 * range), 5.0);
         self.machine(b)
+    }
+
+    /// `sam <range_m> [cone_half_deg] [interval_s]`: the range is required (the pack's
+    /// missions always give it).
+    fn sam(
+        &self,
+        positional: &[&str],
+        named: &[(&str, &str)],
+    ) -> Result<Box<dyn Controller>, FactoryError> {
+        let a = self.collect(SAM, positional, named)?;
+        let mut p = SamParams {
+            range_m: self.number("range", self.required(&a, "range")?)?,
+            ..SamParams::default()
+        };
+        if let Some(c) = self.opt_number(&a, "cone_half_deg")? {
+            p.cone_half_deg = c;
+        }
+        if let Some(i) = self.opt_number(&a, "interval")? {
+            p.interval_s = i;
+        }
+        Ok(Box::new(Sam::new(p).map_err(|e| self.param(e))?))
+    }
+
+    /// `aaa [range_m] [cone_half_deg]`: without a range, the gun's own.
+    fn aaa(
+        &self,
+        positional: &[&str],
+        named: &[(&str, &str)],
+    ) -> Result<Box<dyn Controller>, FactoryError> {
+        let a = self.collect(AAA, positional, named)?;
+        let mut p = AaaParams {
+            range_m: self.opt_number(&a, "range")?,
+            ..AaaParams::default()
+        };
+        if let Some(c) = self.opt_number(&a, "cone_half_deg")? {
+            p.cone_half_deg = c;
+        }
+        Ok(Box::new(Aaa::new(p).map_err(|e| self.param(e))?))
     }
 }

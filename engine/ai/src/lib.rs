@@ -25,6 +25,7 @@ pub use autopilot::{Autopilot, AutopilotConfig, Power};
 pub use controller::{Controller, ParamError};
 pub use controllers::break_turn::{BreakPhase, BreakTurn, BreakTurnParams};
 pub use controllers::evade::{Evade, EvadeParams};
+pub use controllers::ground::{Aaa, AaaParams, Sam, SamParams};
 pub use controllers::heading::{HeadingHold, HeadingParams};
 pub use controllers::loiter::{Direction, Loiter, LoiterParams};
 pub use controllers::pursuit::{Pursuit, PursuitMode, PursuitParams};

@@ -90,7 +90,7 @@ pub mod radar {
 }
 
 /// What an AI asks of its weapons this tick: the same intents a player's input carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct WeaponIntent {
     /// Gun trigger held (level).
     pub trigger: bool,
@@ -100,6 +100,13 @@ pub struct WeaponIntent {
     pub station: Option<u8>,
     /// Radar mode to set (`None`: keep the current one).
     pub radar_mode: Option<u8>,
+    /// The contact to designate for STT (`InputDesignate`; `None`: keep the designation). The
+    /// server designates it only when the sensors hold a contact on it, as for a player.
+    pub designate: Option<EntityId>,
+    /// Where a ground site wants its launcher or gun pointed (world direction, unit; `None`:
+    /// hold). An aircraft points with its controls; the server slews a static site's
+    /// orientation toward this at a bounded rate (docs/combat.md "Ground sites").
+    pub aim: Option<Vec3>,
 }
 
 /// The fire-control rules' numbers.

@@ -93,6 +93,8 @@ fn every_behaviour_builds_and_names_itself() {
         ("break 3", "break"),
         ("patrol_attack 3", "patrol_attack"),
         ("defend", "defend"),
+        ("sam 15000", "sam"),
+        ("aaa", "aaa"),
     ];
     assert_eq!(cases.len(), BEHAVIOURS.len());
     for (line, name) in cases {
@@ -219,6 +221,56 @@ fn bad_input_is_a_clear_error() {
     }
 }
 
+#[test]
+fn the_packs_ground_site_lines_build_and_bad_ranges_are_refused() {
+    // The pack's missions: `ai: "sam 15000"`, `ai: "aaa"`; the documented longer forms.
+    for (line, name) in [
+        ("sam 15000", "sam"),
+        ("sam 15000 60 8", "sam"),
+        ("sam range=15000 cone_half_deg=180 interval=3", "sam"),
+        ("aaa", "aaa"),
+        ("aaa 2000", "aaa"),
+        ("aaa range=1500 cone_half_deg=90", "aaa"),
+    ] {
+        let c = ok(line);
+        assert_eq!(c.behaviour(), name, "{line}");
+        assert_eq!(c.status().as_deref(), Some("search"), "{line}");
+    }
+    for (line, needle) in [
+        ("sam", "missing required argument `range`"),
+        ("sam 0", "`range` = 0: must be between 500"),
+        ("sam -15000", "`range` = -15000"),
+        ("sam 1e9", "`range` = 1000000000"),
+        ("sam NaN", "`range` = `NaN`: expected a finite number"),
+        ("sam far", "`range` = `far`"),
+        ("sam 15000 0", "`cone_half_deg` = 0"),
+        ("sam 15000 181", "`cone_half_deg` = 181"),
+        ("sam 15000 90 0", "`interval` = 0"),
+        (
+            "sam 15000 90 5 extra",
+            "unexpected positional argument `extra`",
+        ),
+        ("sam 15000 colour=red", "unknown argument `colour`"),
+        ("aaa 10", "`range` = 10: must be between 50"),
+        ("aaa 1e6", "`range` = 1000000"),
+        ("aaa inf", "`range` = `inf`"),
+        ("aaa 2000 -5", "`cone_half_deg` = -5"),
+    ] {
+        let text = err(line).to_string();
+        assert!(text.contains(needle), "{line:?}: {text:?} lacks {needle:?}");
+    }
+    // A site never flies: its controls are idle whatever the world.
+    for line in ["sam 15000", "aaa"] {
+        assert!(
+            trace(ok(line)).iter().all(|k| *k == trace(ok(line))[0]),
+            "{line}"
+        );
+        let w = world();
+        let k = ok(line).sample(&me(&w), &w, 0);
+        assert_eq!(k, fl_flight::Controls::default(), "{line}");
+    }
+}
+
 /// The error and its causes joined as anyhow's `{:#}` prints them.
 fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = e.to_string();
@@ -261,6 +313,8 @@ fn garbage_never_panics() {
         "break",
         "patrol_attack",
         "defend",
+        "sam",
+        "aaa",
         "3",
         "3:7",
         "-1",

@@ -13,7 +13,7 @@ use fl_ai::weapons::{ContactView, SeekerClass, StationView, StoreKind, WeaponInt
 use fl_ai::{EntityId, EntityView, GridWorld, WorldView, is_hostile};
 use fl_combat::sensing::{ContactState, Sensing};
 use fl_flight::DT;
-use fl_flight::math::Vec3;
+use fl_flight::math::{Quat, Vec3, atan2};
 use fl_protocol::enums::buttons;
 
 /// The contacts `observer` holds, as the AI reads them: its own sensors' picture
@@ -157,8 +157,52 @@ pub fn pilot_input(intent: &WeaponIntent) -> PilotInput {
         selected_station: intent.station.unwrap_or(KEEP),
         radar_mode: intent.radar_mode.unwrap_or(KEEP),
         // STT without a designation locks the nearest radar contact (fl-combat's rule).
-        designate: None,
+        designate: intent.designate.map(|id| id.index),
     }
+}
+
+/// How fast a ground site turns its launcher or gun toward its AI's aim, rad/s (about 57°/s:
+/// a Shilka's turret traverses faster, a SAM launcher slower; one number keeps it simple).
+pub const GROUND_SLEW_RATE_RAD_S: f64 = 1.0;
+
+/// `orientation` turned toward the world direction `aim` by at most `max_step_rad`, then
+/// levelled so the body's up stays in the plane of `up` and the nose (no roll: a turret
+/// traverses and elevates). Pure and deterministic; a non-finite or zero `aim` holds.
+pub fn slew_toward(orientation: Quat, aim: Vec3, up: Vec3, max_step_rad: f64) -> Quat {
+    let aim = aim.normalize_or_zero();
+    if aim == Vec3::ZERO || !aim.is_finite() || !up.is_finite() {
+        return orientation;
+    }
+    let f = orientation.rotate(Vec3::new(0.0, 0.0, -1.0));
+    let angle = atan2(f.cross(aim).length(), f.dot(aim));
+    let nose = if angle <= max_step_rad {
+        aim
+    } else {
+        let axis = f.cross(aim).normalize_or_zero();
+        // Exactly behind: turn about the body's up (a traverse).
+        let axis = if axis == Vec3::ZERO {
+            orientation.rotate(Vec3::Y)
+        } else {
+            axis
+        };
+        Quat::from_axis_angle(axis, max_step_rad)
+            .rotate(f)
+            .normalize_or_zero()
+    };
+    look_along(nose, up).unwrap_or(orientation)
+}
+
+/// The orientation whose nose (body −Z) is `nose` and whose body up (Y) is as close to `up` as
+/// the nose allows; `None` when the nose is along `up` (straight up or down: no unique roll).
+fn look_along(nose: Vec3, up: Vec3) -> Option<Quat> {
+    let right = nose.cross(up).normalize_or_zero();
+    if right == Vec3::ZERO {
+        return None;
+    }
+    let body_up = right.cross(nose);
+    // Columns: body X = right, Y = body up, Z = aft.
+    let q = fl_flight::geodetic::quat_from_basis(right, body_up, nose * -1.0).normalize();
+    q.is_finite().then_some(q)
 }
 
 #[cfg(test)]
@@ -200,9 +244,36 @@ mod tests {
             release: true,
             station: Some(1),
             radar_mode: None,
+            designate: Some(EntityId::new(7, 3)),
+            aim: None,
         });
+        assert_eq!(i.designate, Some(7));
         assert_eq!(i.buttons, buttons::GUN | buttons::FIRE_STORE);
         assert_eq!((i.selected_station, i.radar_mode), (1, KEEP));
         assert_eq!(pilot_input(&WeaponIntent::default()).buttons, 0);
+        assert_eq!(pilot_input(&WeaponIntent::default()).designate, None);
+    }
+
+    #[test]
+    fn a_site_slews_toward_its_aim_at_the_bounded_rate_and_stays_level() {
+        let up = Vec3::Y;
+        let mut q = Quat::IDENTITY; // nose -Z, level
+        let aim = Vec3::new(1.0, 1.0, 0.0).normalize_or_zero(); // 90° right, 45° up
+        let step = GROUND_SLEW_RATE_RAD_S * DT;
+        let nose = |q: Quat| q.rotate(Vec3::new(0.0, 0.0, -1.0));
+        let angle = |a: Vec3, b: Vec3| atan2(a.cross(b).length(), a.dot(b));
+        let start = angle(nose(q), aim);
+        q = slew_toward(q, aim, up, step);
+        assert!((start - angle(nose(q), aim) - step).abs() < 1e-9);
+        for _ in 0..200 {
+            q = slew_toward(q, aim, up, step);
+            // No roll: the right wing stays level.
+            assert!(q.rotate(Vec3::new(1.0, 0.0, 0.0)).dot(up).abs() < 1e-9);
+        }
+        assert!(angle(nose(q), aim) < 1e-9, "reached the aim");
+        // Straight behind turns too, and a zero aim holds.
+        let behind = slew_toward(Quat::IDENTITY, Vec3::new(0.0, 0.0, 1.0), up, step);
+        assert!((angle(nose(behind), Vec3::new(0.0, 0.0, -1.0)) - step).abs() < 1e-9);
+        assert_eq!(slew_toward(q, Vec3::ZERO, up, step), q);
     }
 }

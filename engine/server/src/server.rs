@@ -565,6 +565,48 @@ impl Server {
             .ok()
     }
 
+    /// Spawns a ground site (a SAM or AAA emplacement, a vehicle that does not move) of type
+    /// `type_index`, run by `pilot` (usually an `sam`/`aaa` controller): on the floor under the
+    /// spawn point's x/z, `at.altitude_m` above it (0 with no floor there: the sphere), facing
+    /// `at.heading_deg` level. `at.speed_mps` is ignored. It senses with its def's sensors,
+    /// carries its def's loadout, and its AI's aim slews its orientation (docs/combat.md
+    /// "Ground sites").
+    pub fn spawn_site(
+        &mut self,
+        type_index: u32,
+        faction: u16,
+        pilot: Pilot,
+        at: SpawnPoint,
+    ) -> Option<EntityId> {
+        let combat = Combatant::armed(self.types.get(type_index)?.combat.clone());
+        let planet = *self.world.planet();
+        let (ground, frame) = SpawnPoint {
+            altitude_m: 0.0,
+            ..at
+        }
+        .placement(&planet);
+        let floor = fl_flight::env::Floor::height_m(self.world.floor(), &planet, ground);
+        let height = if floor.is_finite() { floor } else { 0.0 } + at.altitude_m;
+        let position = geodetic::at_altitude(&planet, ground, height);
+        let orientation =
+            level_orientation(&planet, position, &frame, at.heading_deg.to_radians(), 0.0);
+        self.world
+            .spawn(Entity {
+                type_index,
+                faction,
+                body: Body::Static {
+                    position,
+                    orientation,
+                },
+                pilot,
+                controls: Controls::default(),
+                hp_fraction: 1.0,
+                crashed_at: None,
+                combat,
+            })
+            .ok()
+    }
+
     /// Disconnects every peer with a reason (graceful shutdown).
     pub fn disconnect_all(&mut self, reason: &str) {
         let ids: Vec<PeerId> = self.peers.keys().copied().collect();

@@ -380,7 +380,18 @@ impl World {
                 state,
                 &self.env(wind, id.index),
             ),
-            Body::Static { position, .. } | Body::Projectile { position, .. } => {
+            Body::Static {
+                position,
+                orientation,
+            } => {
+                // A ground site's orientation is where its launcher or gun points (slewed by
+                // its AI's aim): fire control reads the nose from it.
+                let mut v =
+                    EntityView::point_on(&self.planet, aid, e.faction, *position, Vec3::ZERO);
+                v.orientation = *orientation;
+                v
+            }
+            Body::Projectile { position, .. } => {
                 EntityView::point_on(&self.planet, aid, e.faction, *position, e.velocity())
             }
         };
@@ -406,6 +417,7 @@ impl World {
                 .collect();
             let grid = GridWorld::from_entities(10_000.0, views.iter().map(|(_, v)| *v));
             let tick = self.tick;
+            let planet = self.planet;
             let mut entities = self.pool.values_mut();
             let sample = |(id, e): &mut (EntityId, &mut Entity)| {
                 if let Pilot::Ai(ctrl) = &mut e.pilot
@@ -431,6 +443,25 @@ impl World {
                     e.controls = ctrl.sample(me, &world, tick);
                     let intent = ctrl.weapons(me, &world, tick);
                     e.combat.input = Some(crate::ai_glue::pilot_input(&intent));
+                    // A ground site points its launcher or gun by turning itself, at a bounded
+                    // rate, before fire control reads its nose this tick.
+                    if let (
+                        Body::Static {
+                            position,
+                            orientation,
+                        },
+                        Some(aim),
+                    ) = (&mut e.body, intent.aim)
+                        && e.crashed_at.is_none()
+                        && !e.combat.is_out()
+                    {
+                        *orientation = crate::ai_glue::slew_toward(
+                            *orientation,
+                            aim,
+                            planet.up(*position),
+                            crate::ai_glue::GROUND_SLEW_RATE_RAD_S * fl_flight::DT,
+                        );
+                    }
                 }
             };
             match &self.workers {

@@ -3,6 +3,7 @@
 
 pub mod break_turn;
 pub mod evade;
+pub mod ground;
 pub mod heading;
 pub mod loiter;
 pub mod pursuit;
