@@ -383,11 +383,11 @@ impl ParticlePass {
 mod tests {
     #[test]
     fn the_shader_uses_the_same_tracer_constants() {
-        let text = super::PARTICLES.text;
+        let text = PARTICLES.text;
         for (name, value) in [
-            ("STREAK_S", super::TRACER_STREAK_S),
-            ("TRACER_MIN_PX", super::TRACER_MIN_WIDTH_PX),
-            ("TRACER_MIN_GAIN", super::TRACER_MIN_GAIN),
+            ("STREAK_S", TRACER_STREAK_S),
+            ("TRACER_MIN_PX", TRACER_MIN_WIDTH_PX),
+            ("TRACER_MIN_GAIN", TRACER_MIN_GAIN),
         ] {
             let decl = format!("const {name}: f32 = ");
             let at = text.find(&decl).map(|i| i + decl.len());
