@@ -421,6 +421,158 @@ mod tests {
         }
     }
 
+    fn f5e_pools() -> Systems {
+        use fl_content::entity::SubsystemPool;
+        let k = CombatType {
+            subsystems: vec![
+                (
+                    Subsystem::EngineLeft,
+                    SubsystemPool {
+                        hp: 40.0,
+                        weight: 2.0,
+                    },
+                ),
+                (
+                    Subsystem::EngineRight,
+                    SubsystemPool {
+                        hp: 40.0,
+                        weight: 2.0,
+                    },
+                ),
+                (
+                    Subsystem::Controls,
+                    SubsystemPool {
+                        hp: 25.0,
+                        weight: 1.5,
+                    },
+                ),
+                (
+                    Subsystem::Avionics,
+                    SubsystemPool {
+                        hp: 15.0,
+                        weight: 1.0,
+                    },
+                ),
+                (
+                    Subsystem::Fuel,
+                    SubsystemPool {
+                        hp: 50.0,
+                        weight: 1.2,
+                    },
+                ),
+            ],
+            ..CombatType::default()
+        };
+        Systems::for_type(Some(&k))
+    }
+
+    fn key(seed: u64, tick: u64) -> DrawKey {
+        DrawKey {
+            seed,
+            tick,
+            actor: 7,
+            subject: 3,
+            purpose: Purpose::Other,
+            index: 0,
+        }
+    }
+
+    #[test]
+    fn strikes_follow_the_weights_and_the_seed() {
+        let mut s = f5e_pools();
+        let n = 70_000u64;
+        let mut count = [0u64; 5];
+        for t in 0..n {
+            let hit = s.strike(0.0, key(5, t), t).expect("a pool");
+            let i = s
+                .pools
+                .iter()
+                .position(|p| p.which == hit.which)
+                .expect("pool");
+            count[i] += 1;
+        }
+        let total: f64 = s.pools.iter().map(|p| p.weight).sum();
+        for (i, p) in s.pools.iter().enumerate() {
+            let share = count[i] as f64 / n as f64;
+            let want = p.weight / total;
+            assert!(
+                (share - want).abs() < 0.01,
+                "{:?}: {share:.4} vs {want:.4}",
+                p.which
+            );
+        }
+        // Same seed, same sequence; another seed, another.
+        let seq = |seed| {
+            let mut s = f5e_pools();
+            (0..40)
+                .map(|t| {
+                    s.strike(8.0, key(seed, t / 3), t)
+                        .map(|h| (h.which, h.failed, h.fire))
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(seq(11), seq(11));
+        assert_ne!(seq(11), seq(12));
+        assert!(
+            seq(11).iter().any(|h| h.is_some_and(|h| h.1)),
+            "some pool fails"
+        );
+    }
+
+    #[test]
+    fn failures_cut_thrust_authority_and_fuel() {
+        let mut s = f5e_pools();
+        assert_eq!(damage_factors(None, DamageLevel::Intact, &s), None);
+        s.pools[0].failed = true;
+        assert_eq!(s.engine_share(), 0.5);
+        assert_eq!(s.engine_flags(), fl_protocol::enums::engine_fail::LEFT);
+        s.pools[2].failed = true;
+        s.pools[4].failed = true;
+        let f = damage_factors(None, DamageLevel::Intact, &s).expect("degraded");
+        assert_eq!(
+            (f.thrust, f.control, f.leak_kg_s),
+            (0.5, CONTROLS_FAILED_FACTOR, FUEL_LEAK_KG_S)
+        );
+        let k = f5e_like();
+        let f = damage_factors(Some(&k), DamageLevel::Heavy, &s).expect("degraded");
+        assert_eq!(
+            (f.thrust, f.control),
+            (0.7 * 0.5, 0.8 * CONTROLS_FAILED_FACTOR)
+        );
+        assert_eq!(
+            engine_fail_flags(Some(&k), DamageLevel::Heavy, &s),
+            ENGINE_FAIL_THRUST | fl_protocol::enums::engine_fail::LEFT
+        );
+    }
+
+    #[test]
+    fn a_fire_burns_until_it_goes_out_and_a_zero_weight_pool_is_never_struck() {
+        let mut s = f5e_pools();
+        s.burning_since = Some(100);
+        let mut burnt = 0.0;
+        let mut t = 100;
+        while s.burning() && t < 100 + 60 * 600 {
+            burnt += s.burn(100.0, key(3, 0), t);
+            t += 1;
+        }
+        assert!(!s.burning(), "a fire goes out at last");
+        assert!(burnt > 0.0 && (burnt - (t - 101) as f64 * 2.0 / 60.0).abs() < 1e-6);
+        let mut z = f5e_pools();
+        for p in &mut z.pools[1..] {
+            p.weight = 0.0;
+        }
+        for t in 0..100 {
+            assert_eq!(
+                z.strike(0.0, key(1, t), t).map(|h| h.which),
+                Some(Subsystem::EngineLeft)
+            );
+        }
+        for p in &mut z.pools {
+            p.weight = 0.0;
+        }
+        assert_eq!(z.strike(1.0, key(1, 0), 0), None);
+    }
+
     #[test]
     fn levels_follow_the_tiers_and_quarters_without_them() {
         let k = f5e_like();

@@ -163,7 +163,8 @@ impl Combatant {
     /// in force says so (`avionics_failure`).
     pub fn avionics_failed(&self) -> bool {
         self.systems.failed(fl_content::entity::Subsystem::Avionics)
-            || damage::tier_at(self.kit.as_deref(), self.level()).is_some_and(|t| t.avionics_failure)
+            || damage::tier_at(self.kit.as_deref(), self.level())
+                .is_some_and(|t| t.avionics_failure)
     }
 
     /// Loads `weapon` on `station` (a loadout change before flight; the type must allow it).
@@ -496,7 +497,7 @@ impl CombatSystem {
 
     /// Damages `victim` by `amount` on behalf of `credit`; destroys it at 0 hp. Returns whether
     /// anything was damaged.
-    pub(crate) fn damage(
+    pub fn damage(
         &mut self,
         world: &mut World,
         victim: EntityId,

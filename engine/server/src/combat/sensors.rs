@@ -17,7 +17,6 @@
 
 use crate::combat::CombatSystem;
 use crate::combat::stores::CombatType;
-use std::sync::Arc;
 use crate::pool::EntityId;
 use crate::spatial::SpatialIndex;
 use crate::world::{Entity, World};
@@ -32,6 +31,7 @@ use fl_flight::math::{Vec3, sqrt};
 use fl_protocol::enums::{ContactState as WireState, Identification, SensorType, ThreatLevel};
 use fl_protocol::msg::combat::{Datalink, DatalinkThreat, DatalinkTrack};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Ticks between two checks of one observer (10 Hz at the 60 Hz tick, the PoD's reference).
 pub const CHECK_EVERY_TICKS: u64 = 6;

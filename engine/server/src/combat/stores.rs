@@ -356,7 +356,10 @@ pub struct CombatType {
     pub tiers: Tiers,
     /// Subsystem hit-point pools (`[damage.subsystems.*]`, sorted by subsystem; see
     /// `damage::Systems`).
-    pub subsystems: Vec<(fl_content::entity::Subsystem, fl_content::entity::SubsystemPool)>,
+    pub subsystems: Vec<(
+        fl_content::entity::Subsystem,
+        fl_content::entity::SubsystemPool,
+    )>,
     /// IR signature (range scale of IR seekers against it).
     pub ir_signature: f64,
     /// Radar cross-section multiplier (radar range scales with its square root).
