@@ -522,8 +522,9 @@ impl CombatSystem {
             e.combat.last_hit = Some(credit);
         }
         let destroyed = e.combat.hp <= 0.0;
-        if !destroyed {
-            // The hit also strikes one subsystem (docs/combat.md "Subsystems and fire").
+        if !destroyed && matches!(e.body, Body::Aircraft { .. }) {
+            // The hit also strikes one of the aircraft's subsystems (docs/combat.md "Subsystems
+            // and fire"); ground targets keep to their hit points.
             let key = fl_combat::draw::DrawKey {
                 seed: self.seed,
                 tick,
