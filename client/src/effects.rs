@@ -348,7 +348,7 @@ mod tests {
             t0,
         );
         let kinds = |p: &[Particle]| p.iter().map(|p| p.kind).collect::<Vec<_>>();
-        let at = |ms| fx_particles(&mut fx, t0 + Duration::from_millis(ms));
+        let mut at = |ms| fx_particles(&mut fx, t0 + Duration::from_millis(ms));
         assert_eq!(kinds(&at(100)), [ParticleKind::Flame, ParticleKind::Smoke]);
         let late = at(1_000);
         assert_eq!(kinds(&late), [ParticleKind::Smoke]);

@@ -147,7 +147,8 @@ impl Systems {
     /// has weight).
     pub fn pick(&self, u: f64) -> Option<usize> {
         let total: f64 = self.pools.iter().map(|p| p.weight).sum();
-        if !(total > 0.0) {
+        // NaN or nothing weighted: no pool to strike.
+        if total.is_nan() || total <= 0.0 {
             return None;
         }
         let mut at = u.clamp(0.0, 1.0) * total;
