@@ -33,6 +33,8 @@ const SMOKE_LIFE: Duration = Duration::from_secs(12);
 const IMPACT_LIFE: Duration = Duration::from_millis(400);
 /// A launch's motor flash.
 const LAUNCH_LIFE: Duration = Duration::from_millis(600);
+/// One `Fire` record's flames and smoke (the server repeats it at 4 Hz while the aircraft burns).
+const FIRE_LIFE: Duration = Duration::from_millis(1_500);
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
@@ -42,6 +44,8 @@ enum Kind {
     Fireball,
     Impact,
     Launch,
+    /// A burning aircraft: flames riding with it, smoke left behind.
+    Fire,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,6 +64,7 @@ impl Live {
             Kind::Fireball => FIREBALL_LIFE + SMOKE_LIFE,
             Kind::Impact => IMPACT_LIFE,
             Kind::Launch => LAUNCH_LIFE,
+            Kind::Fire => FIRE_LIFE,
         }
     }
 }
@@ -115,6 +120,7 @@ impl VisualEffects {
                 Some(EffectType::Impact) => Kind::Impact,
                 Some(EffectType::Detonation | EffectType::NuclearFlash) => Kind::Fireball,
                 Some(EffectType::CountermeasureRelease) => Kind::Flare,
+                Some(EffectType::Fire) => Kind::Fire,
                 None => continue,
             };
             let velocity = match (kind, nose) {
@@ -184,6 +190,23 @@ impl VisualEffects {
                         )
                         .with_opacity(0.6 * (1.0 - f)),
                     );
+                }
+                Kind::Fire => {
+                    // Flames ride with the aircraft for a moment; the smoke stays behind, rising.
+                    if t < 0.3 {
+                        out.push(
+                            Particle::new(ParticleKind::Flame, e.at + e.velocity * t, 3.0)
+                                .with_opacity(1.0 - (t / 0.3) as f32),
+                        );
+                    }
+                    let mut smoke = Particle::new(
+                        ParticleKind::Smoke,
+                        e.at + self.up * (3.0 * t),
+                        4.0 + 10.0 * f,
+                    )
+                    .with_opacity(0.7 * (1.0 - f));
+                    smoke.color = fl_render::particles::DARK_SMOKE;
+                    out.push(smoke);
                 }
                 Kind::Impact => {
                     out.push(
@@ -313,6 +336,28 @@ mod tests {
         assert!(p[0].position.y < 1000.0);
         assert!(at(&mut fx, 1_300).is_empty(), "burnt out");
         assert!(fx.is_empty());
+    }
+
+    #[test]
+    fn a_fire_record_shows_flames_then_rising_smoke() {
+        let mut fx = VisualEffects::default();
+        let t0 = Duration::from_secs(1);
+        fx.ingest(
+            &[record(EffectType::Fire, 0xFF, 9, [5.0, 500.0, 5.0])],
+            &RenderFrame::default(),
+            t0,
+        );
+        let kinds = |p: &[Particle]| p.iter().map(|p| p.kind).collect::<Vec<_>>();
+        let mut at = |ms| fx_particles(&mut fx, t0 + Duration::from_millis(ms));
+        assert_eq!(kinds(&at(100)), [ParticleKind::Flame, ParticleKind::Smoke]);
+        let late = at(1_000);
+        assert_eq!(kinds(&late), [ParticleKind::Smoke]);
+        assert!(late[0].position.y > 500.0, "the smoke rises");
+        assert!(at(2_000).is_empty(), "one record burns out");
+    }
+
+    fn fx_particles(fx: &mut VisualEffects, now: Duration) -> Vec<Particle> {
+        fx.particles(&RenderFrame::default(), now, DVec3::Y)
     }
 
     #[test]

@@ -612,6 +612,8 @@ impl ClientPrediction {
             return;
         };
         let flown = c.effective_controls(*controls);
+        // A damaged tank leaks before the step, as the server's world step does.
+        state.fuel_kg = c.leak(state.fuel_kg);
         self.step_once(model, state, &flown, step, weather);
         c.apply(intent, step);
         if std::mem::take(&mut c.payload_dirty) {

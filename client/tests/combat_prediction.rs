@@ -6,7 +6,9 @@
 //! mass falls round by round), releases two stores one after the other (the selection moves to
 //! the next station with the same weapon), dispenses chaff and flares, jettisons the rest; the
 //! aircraft is then shot twice by a second aircraft's gun on the server (the real gun and damage
-//! path: down to a Heavy, then a Critical tier — less thrust, less stick, no afterburner). Over a perfect link and over a 100 ms RTT link, every
+//! path: down to a Heavy, then a Critical tier — less thrust, less stick, no afterburner — and
+//! the hits striking subsystems: the left engine, the controls and the fuel tank fail, so half
+//! the thrust, less stick again and a fuel leak). Over a perfect link and over a 100 ms RTT link, every
 //! prediction after the spawn second equals the server's state bit for bit. With the combat
 //! prediction switched off (`PredictionConfig::predict_combat`, the client as it was before the
 //! combat words), the same script costs corrections — the test shows both.
@@ -19,8 +21,7 @@ use fighters_legacy::autopilot::Level;
 use fighters_legacy::client::{Pilot, PilotView};
 use fighters_legacy::input_clock::PilotInput;
 use fighters_legacy::sim::{Sim, SimConfig};
-use fl_ai::{Loiter, LoiterParams};
-use fl_flight::math::Vec3;
+use fl_content::entity::{Subsystem, SubsystemPool};
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use fl_protocol::enums::WeaponType;
 use fl_server::combat::Combatant;
@@ -117,8 +118,29 @@ fn kit() -> Arc<CombatType> {
             heavy: tier(0.35, 0.7, 0.8),
             critical: tier(0.1, 0.35, 0.5),
         },
+        // Subsystem pools the gun's hits strike (seeded): the left engine, the fuel tank and
+        // the controls fail within a few hits (half the thrust, a leak, less stick); the right
+        // engine is too tough to fail.
+        subsystems: vec![
+            (Subsystem::EngineLeft, pool(10.0)),
+            (Subsystem::EngineRight, pool(1.0e6)),
+            (Subsystem::Controls, pool(10.0)),
+            (Subsystem::Fuel, pool(10.0)),
+        ],
         ..CombatType::default()
     })
+}
+
+fn pool(hp: f64) -> SubsystemPool {
+    SubsystemPool { hp, weight: 1.0 }
+}
+
+/// A fire is the server's hit-point business, not the flight model's; it is put out here so the
+/// pilot lives to the end of the script.
+fn put_out(sim: &mut Sim, id: EntityId) {
+    if let Some(e) = sim.server_mut().and_then(|s| s.world_mut().get_mut(id)) {
+        e.combat.systems.burning_since = None;
+    }
 }
 
 fn hp(sim: &Sim, id: EntityId) -> f64 {
@@ -177,14 +199,6 @@ fn spawn_shooter(sim: &mut Sim) -> EntityId {
         .types()
         .pilot_type("", "builtin:jet-trainer")
         .expect("builtin jet");
-    let ctrl = Loiter::new(LoiterParams {
-        centre: Some(Vec3::new(0.0, 5000.0, 20_000.0)),
-        altitude_m: Some(5000.0),
-        radius_m: 6000.0,
-        speed_mps: Some(200.0),
-        ..LoiterParams::default()
-    })
-    .expect("loiter");
     let at = SpawnPoint {
         x: 0.0,
         z: 20_000.0,
@@ -194,7 +208,9 @@ fn spawn_shooter(sim: &mut Sim) -> EntityId {
         anchor: None,
     };
     let id = server
-        .spawn_aircraft(t, 2, WorldPilot::Ai(Box::new(ctrl)), at)
+        // Nobody flies it: the script places it and pulls its trigger (an AI pilot's own
+        // weapons intent would replace the script's every tick).
+        .spawn_aircraft(t, 2, WorldPilot::None, at)
         .expect("room");
     if let Some(e) = server.world_mut().get_mut(id) {
         e.combat = Combatant::armed(Some(kit()));
@@ -231,9 +247,11 @@ fn fly(link: LinkConfig, predict_combat: bool) -> Outcome {
     sim.run_for(Duration::from_secs(12));
     // Hit by a real gun: Heavy (less thrust and stick, no afterburner), then Critical.
     shoot(&mut sim, shooter, id, 30.0, Duration::from_secs(3));
+    put_out(&mut sim, id);
     let heavy = hp(&sim, id);
     sim.run_for(Duration::from_secs(3));
     shoot(&mut sim, shooter, id, 10.0, Duration::from_secs(3));
+    put_out(&mut sim, id);
     let critical = hp(&sim, id);
     sim.run_for(Duration::from_secs(5));
 
@@ -247,13 +265,38 @@ fn fly(link: LinkConfig, predict_combat: bool) -> Outcome {
         .map_or(0, |s| s.rounds);
     let stores_left = e.combat.loadout.stations.iter().flatten().count();
     let payload_kg = e.aircraft_state().map_or(f64::NAN, |s| s.payload_kg);
+    let failed: Vec<Subsystem> = e
+        .combat
+        .systems
+        .pools
+        .iter()
+        .filter(|p| p.failed)
+        .map(|p| p.which)
+        .collect();
+    for s in [Subsystem::EngineLeft, Subsystem::Controls, Subsystem::Fuel] {
+        assert!(failed.contains(&s), "{s:?} failed: {failed:?}");
+    }
+    assert!(!failed.contains(&Subsystem::EngineRight));
+    assert_eq!(
+        e.combat.engine_fail_flags() & fl_protocol::enums::engine_fail::LEFT,
+        fl_protocol::enums::engine_fail::LEFT
+    );
+    if predict_combat {
+        let f = c
+            .prediction()
+            .combat()
+            .and_then(|o| o.factors)
+            .expect("the prediction knows the damage");
+        assert_eq!(f.leak_kg_s, fl_server::combat::damage::FUEL_LEAK_KG_S);
+        assert!(f.thrust < 0.35 * 0.51 && f.control < 0.5 * 0.41, "{f:?}");
+    }
     let r = sim.report();
     assert!(
         heavy <= 30.0 && heavy > 10.0 && critical <= 10.0 && critical > 0.0,
         "damaged by the gun: {heavy} then {critical} hp"
     );
     println!(
-        "predict_combat {predict_combat}: compared {} exact-basis {} corrections {} (exact-basis {}) \
+        "predict_combat {predict_combat}: failed {failed:?} | compared {} exact-basis {} corrections {} (exact-basis {}) \
          | rounds left {rounds_left} stores left {stores_left} payload {payload_kg:.2} kg \
          | independent {:?} | pops {}",
         p.compared,

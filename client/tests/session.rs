@@ -299,6 +299,7 @@ fn format_2_own_state_carries_the_combat_words_and_hostile_ones_are_refused_alon
         factors: Some(DamageFactors {
             thrust: 0.7,
             control: 0.8,
+            leak_kg_s: 2.0,
         }),
         station_count: 2,
         selected: Some(1),
@@ -342,9 +343,9 @@ fn format_2_own_state_carries_the_combat_words_and_hostile_ones_are_refused_alon
     let o = send(combat.to_words());
     assert_eq!(o.exact, Some(exact));
     assert_eq!(o.combat, Some(combat.clone()));
-    // Hostile combat words (a factor above 1, a store beyond the stations, a short list): the
-    // combat state is refused, the flight state still used.
-    for (i, x) in [(1, 1.5), (10, 7.0), (9, 3.0)] {
+    // Hostile combat words (a factor above 1, a negative leak, a store beyond the stations, a
+    // short list): the combat state is refused, the flight state still used.
+    for (i, x) in [(1, 1.5), (10, -1.0), (11, 7.0), (9, 3.0)] {
         let mut w = combat.to_words();
         w[i] = x;
         let o = send(w);

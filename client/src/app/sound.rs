@@ -474,6 +474,8 @@ pub fn effect_sound(kind: u8, weapon_class: u8) -> Option<Sfx> {
         EffectType::Impact => Sfx::Impact,
         EffectType::Detonation | EffectType::NuclearFlash => Sfx::Explosion,
         EffectType::CountermeasureRelease => Sfx::Release,
+        // A fire repeats at 4 Hz; it is seen, not heard.
+        EffectType::Fire => return None,
     })
 }
 

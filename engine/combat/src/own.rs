@@ -4,7 +4,8 @@
 //!
 //! - Atoms the server's `combat` calls: the gun's integer rate accumulator ([`gun_fire`],
 //!   [`gun_rest`]), a store's mass as its rounds leave ([`store_mass_kg`]), the payload sum
-//!   ([`payload_sum`]) and what damage does to the controls ([`effective_controls`]).
+//!   ([`payload_sum`]) and what damage does to the controls ([`effective_controls`]) and the
+//!   fuel ([`leak_fuel`]).
 //! - [`OwnCombat`]: one aircraft's stores, expendables, selection, edge state and damage
 //!   factors, carried as extra f64 words of the `SnapshotOwnState` TLV (format 2,
 //!   docs/protocol.md) and stepped by the client's prediction with each of its own inputs
@@ -81,11 +82,35 @@ pub fn payload_sum(stores: impl IntoIterator<Item = (f64, u32, u32, f64)>) -> (f
     (mass, cd0)
 }
 
-/// The damage tier in force: how much of the throttle and of the stick still acts.
+/// The damage in force (the tier's factors times the failed subsystems'): how much of the
+/// throttle and of the stick still acts, and how fast a punctured tank leaks.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DamageFactors {
     pub thrust: f64,
     pub control: f64,
+    /// Fuel lost to a leak on top of the engines' burn, kg/s (0: no leak).
+    pub leak_kg_s: f64,
+}
+
+impl DamageFactors {
+    /// No degradation.
+    pub const NONE: DamageFactors = DamageFactors {
+        thrust: 1.0,
+        control: 1.0,
+        leak_kg_s: 0.0,
+    };
+}
+
+/// One tick of a fuel leak on `fuel_kg` (the tank cannot go below empty). Called before the
+/// flight step by the server's world step and the client's prediction alike, so both burn the
+/// same bits.
+pub fn leak_fuel(fuel_kg: f64, factors: Option<DamageFactors>) -> f64 {
+    match factors {
+        Some(f) if f.leak_kg_s.is_finite() && f.leak_kg_s > 0.0 => {
+            (fuel_kg - f.leak_kg_s * fl_flight::DT).max(0.0)
+        }
+        _ => fuel_kg,
+    }
 }
 
 /// The controls an aircraft flies with when its pilot commands `c`, under the damage tier
@@ -194,11 +219,14 @@ pub struct OwnCombat {
 }
 
 /// Words before the stores in [`OwnCombat::to_words`].
-pub const HEADER_WORDS: usize = 10;
+pub const HEADER_WORDS: usize = 11;
 /// Words per store.
 pub const STORE_WORDS: usize = 9;
 /// Most words [`OwnCombat::to_words`] writes.
 pub const MAX_WORDS: usize = HEADER_WORDS + MAX_STATIONS * STORE_WORDS;
+
+/// The largest leak rate the words may carry, kg/s.
+pub const MAX_LEAK_KG_S: f64 = 1000.0;
 
 /// The largest integer an f64 word carries exactly.
 const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
@@ -207,6 +235,11 @@ impl OwnCombat {
     /// The controls the aircraft flies with when its pilot commands `c`.
     pub fn effective_controls(&self, c: Controls) -> Controls {
         effective_controls(c, self.factors, self.destroyed)
+    }
+
+    /// One tick of the fuel leak damage causes (see [`leak_fuel`]).
+    pub fn leak(&self, fuel_kg: f64) -> f64 {
+        leak_fuel(fuel_kg, self.factors)
     }
 
     /// The stores' mass and drag, as the server's loadout sums them.
@@ -325,8 +358,8 @@ impl OwnCombat {
 
     /// The state as exact f64 words (integers as exact f64s): `flags` (bit 0 destroyed, bit 1
     /// inert, bit 2 a damage tier is in force), thrust factor, control factor, station count,
-    /// selected station (−1 none), held buttons, next release tick, chaff, flares, store count;
-    /// then per store: station, kind (0 gun, 1 releasable), weapon key, rounds, full rounds,
+    /// selected station (−1 none), held buttons, next release tick, chaff, flares, store count,
+    /// fuel leak kg/s; then per store: station, kind (0 gun, 1 releasable), weapon key, rounds, full rounds,
     /// gun accumulator, rate, full mass, drag. At most [`MAX_STATIONS`] stores are written.
     pub fn to_words(&self) -> Vec<f64> {
         let stores = &self.stores[..self.stores.len().min(MAX_STATIONS)];
@@ -334,10 +367,7 @@ impl OwnCombat {
         let flags = u8::from(self.destroyed)
             | u8::from(self.inert) << 1
             | u8::from(self.factors.is_some()) << 2;
-        let f = self.factors.unwrap_or(DamageFactors {
-            thrust: 1.0,
-            control: 1.0,
-        });
+        let f = self.factors.unwrap_or(DamageFactors::NONE);
         w.extend_from_slice(&[
             f64::from(flags),
             f.thrust,
@@ -349,6 +379,7 @@ impl OwnCombat {
             f64::from(self.chaff),
             f64::from(self.flares),
             stores.len() as f64,
+            f.leak_kg_s,
         ]);
         for s in stores {
             w.extend_from_slice(&[
@@ -381,6 +412,8 @@ impl OwnCombat {
         let flags = int(w[0], 7.0)? as u8;
         let factor = |x: f64| (0.0..=1.0).contains(&x).then_some(x);
         let (thrust, control) = (factor(w[1])?, factor(w[2])?);
+        // A leak beyond any tank's worth a second is not something this build writes.
+        let leak_kg_s = (0.0..=MAX_LEAK_KG_S).contains(&w[10]).then_some(w[10])?;
         let station_count = int(w[3], MAX_STATIONS as f64)? as u8;
         let selected = if w[4] == -1.0 {
             None
@@ -424,7 +457,11 @@ impl OwnCombat {
         Some(OwnCombat {
             destroyed: flags & 1 != 0,
             inert: flags & 2 != 0,
-            factors: (flags & 4 != 0).then_some(DamageFactors { thrust, control }),
+            factors: (flags & 4 != 0).then_some(DamageFactors {
+                thrust,
+                control,
+                leak_kg_s,
+            }),
             station_count,
             selected,
             held: int(w[5], 255.0)? as u8,
@@ -481,6 +518,7 @@ mod tests {
         c.factors = Some(DamageFactors {
             thrust: 0.7,
             control: 0.8,
+            leak_kg_s: 2.0,
         });
         let w = c.to_words();
         assert_eq!(w.len(), HEADER_WORDS + 3 * STORE_WORDS);
@@ -494,11 +532,25 @@ mod tests {
         assert_eq!(bad(1, 1.5), None, "a factor above 1");
         assert_eq!(bad(4, 4.0), None, "selection beyond the stations");
         assert_eq!(bad(9, 17.0), None, "too many stores");
-        assert_eq!(bad(10, 3.0), None, "stations out of order");
-        assert_eq!(bad(13, 2.5), None, "fractional rounds");
-        assert_eq!(bad(17, -1.0), None, "negative mass");
+        assert_eq!(bad(10, -1.0), None, "a negative leak");
+        assert_eq!(bad(10, 1e9), None, "an impossible leak");
+        assert_eq!(bad(11, 3.0), None, "stations out of order");
+        assert_eq!(bad(14, 2.5), None, "fractional rounds");
+        assert_eq!(bad(18, -1.0), None, "negative mass");
         assert_eq!(OwnCombat::from_words(&w[..w.len() - 1]), None);
         assert_eq!(OwnCombat::from_words(&[]), None);
+    }
+
+    #[test]
+    fn a_leak_drains_the_tank_to_empty_and_no_further() {
+        let f = Some(DamageFactors {
+            leak_kg_s: 6.0,
+            ..DamageFactors::NONE
+        });
+        assert_eq!(leak_fuel(100.0, f), 100.0 - 6.0 * fl_flight::DT);
+        assert_eq!(leak_fuel(0.01, f), 0.0);
+        assert_eq!(leak_fuel(100.0, None), 100.0);
+        assert_eq!(leak_fuel(100.0, Some(DamageFactors::NONE)), 100.0);
     }
 
     #[test]

@@ -264,6 +264,8 @@ wire_enum! {
         Detonation = 3,
         NuclearFlash = 4,
         CountermeasureRelease = 5,
+        /// A burning aircraft (`srcIdx`), repeated while it burns (docs/combat.md).
+        Fire = 6,
     }
 }
 

@@ -497,6 +497,8 @@ impl World {
             };
             // Damage degrades what the pilot commands (nobody flies a destroyed aircraft).
             let controls = e.combat.effective_controls(controls);
+            // A punctured tank leaks before the step (the client's prediction does the same).
+            state.fuel_kg = e.combat.leak_fuel(state.fuel_kg);
             Some((*id, fl_flight::step(model, state, &controls, &env)))
         };
         let events: Vec<(EntityId, StepEvents)> = match &self.workers {

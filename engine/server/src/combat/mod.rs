@@ -87,6 +87,8 @@ pub struct Combatant {
     pub sensing: Option<Box<fl_combat::sensing::Sensing>>,
     /// The stores changed: the flight model's payload must follow.
     pub payload_dirty: bool,
+    /// Subsystem pools and fire (`damage::Systems`).
+    pub systems: damage::Systems,
 }
 
 impl Combatant {
@@ -100,6 +102,7 @@ impl Combatant {
             .map(|_| Box::default());
         Self {
             sensing,
+            systems: damage::Systems::for_type(kit.as_deref()),
             hp: kit.as_ref().map_or(0.0, |k| k.max_hp),
             kit,
             loadout,
@@ -139,12 +142,29 @@ impl Combatant {
 
     /// `engineFailFlags` of the entity record.
     pub fn engine_fail_flags(&self) -> u8 {
-        damage::engine_fail_flags(self.kit.as_deref(), self.level())
+        damage::engine_fail_flags(self.kit.as_deref(), self.level(), &self.systems)
     }
 
     /// The controls the aircraft flies with when its pilot commands `c`.
     pub fn effective_controls(&self, c: Controls) -> Controls {
-        damage::effective_controls(c, self.kit.as_deref(), self.level())
+        damage::effective_controls(c, self.kit.as_deref(), self.level(), &self.systems)
+    }
+
+    /// The fuel left after one tick of the leak damage causes (before the flight step; the
+    /// client's prediction runs the same `fl_combat::own::leak_fuel`).
+    pub fn leak_fuel(&self, fuel_kg: f64) -> f64 {
+        fl_combat::own::leak_fuel(
+            fuel_kg,
+            damage::damage_factors(self.kit.as_deref(), self.level(), &self.systems),
+        )
+    }
+
+    /// The sensor suite is stripped to the eyeball: the avionics pool failed, or the damage tier
+    /// in force says so (`avionics_failure`).
+    pub fn avionics_failed(&self) -> bool {
+        self.systems.failed(fl_content::entity::Subsystem::Avionics)
+            || damage::tier_at(self.kit.as_deref(), self.level())
+                .is_some_and(|t| t.avionics_failure)
     }
 
     /// Loads `weapon` on `station` (a loadout change before flight; the type must allow it).
@@ -201,7 +221,7 @@ impl Combatant {
         OwnCombat {
             destroyed: level == DamageLevel::Destroyed,
             inert: self.is_out() || crashed || self.kit.is_none(),
-            factors: damage::damage_factors(self.kit.as_deref(), level),
+            factors: damage::damage_factors(self.kit.as_deref(), level, &self.systems),
             station_count: stations.len().min(255) as u8,
             selected: self.selected.map(|s| s.min(255) as u8),
             held: self.held,
@@ -234,6 +254,7 @@ impl Combatant {
         eat(self.selected.map_or(u64::MAX, |s| s as u64));
         eat(u64::from(self.radar_mode));
         eat(self.out_since.unwrap_or(u64::MAX));
+        eat(self.systems.hash_bits());
         if let Some(p) = &self.projectile {
             eat(p.hash_bits());
         }
@@ -400,7 +421,59 @@ impl CombatSystem {
         missiles::step_projectiles(self, world, tick, wind);
         missiles::step_decoys(&mut self.decoys, world.planet());
         self.sync_payloads(world);
+        self.burn(world, tick);
         self.expire_out(world, tick);
+    }
+
+    /// Fires burn: each burning aircraft loses its fire's hit points (destroyed at 0, credited
+    /// as a crash is: to the last shooter within the window, else the environment) and shows a
+    /// `Fire` effect every [`damage::FIRE_EFFECT_EVERY_TICKS`].
+    fn burn(&mut self, world: &mut World, tick: u64) {
+        let burning: Vec<EntityId> = world
+            .iter()
+            .filter(|(_, e)| e.combat.systems.burning())
+            .map(|(id, _)| id)
+            .collect();
+        for id in burning {
+            let Some(e) = world.get_mut(id) else { continue };
+            if e.combat.is_out() || e.crashed_at.is_some() {
+                // A wreck's fire is the wreck's; it no longer burns hit points.
+                e.combat.systems.burning_since = None;
+                continue;
+            }
+            let Some(max_hp) = e.combat.kit.as_ref().map(|k| k.max_hp) else {
+                continue;
+            };
+            let key = fl_combat::draw::DrawKey {
+                seed: self.seed,
+                tick,
+                actor: sensors::sensing_id(id).0,
+                subject: 0,
+                purpose: fl_combat::draw::Purpose::Other,
+                index: 0,
+            };
+            let loss = e.combat.systems.burn(max_hp, key, tick);
+            if !e.combat.systems.burning() {
+                continue;
+            }
+            let since = e.combat.systems.burning_since.unwrap_or(tick);
+            if tick.saturating_sub(since) % damage::FIRE_EFFECT_EVERY_TICKS == 0 {
+                let at = e.position();
+                self.effects.push(
+                    fl_protocol::enums::EffectType::Fire,
+                    None,
+                    id.index,
+                    None,
+                    at,
+                );
+            }
+            e.combat.hp = (e.combat.hp - loss).max(0.0);
+            e.hp_fraction = e.combat.hp_fraction();
+            if e.combat.hp <= 0.0 {
+                e.combat.systems.burning_since = None;
+                self.lose(world, id, tick);
+            }
+        }
     }
 
     /// An aircraft hit the ground or its pilot ejected: unless it was already out, it is lost,
@@ -424,7 +497,7 @@ impl CombatSystem {
 
     /// Damages `victim` by `amount` on behalf of `credit`; destroys it at 0 hp. Returns whether
     /// anything was damaged.
-    pub(crate) fn damage(
+    pub fn damage(
         &mut self,
         world: &mut World,
         victim: EntityId,
@@ -449,6 +522,23 @@ impl CombatSystem {
             e.combat.last_hit = Some(credit);
         }
         let destroyed = e.combat.hp <= 0.0;
+        if !destroyed && matches!(e.body, Body::Aircraft { .. }) {
+            // The hit also strikes one of the aircraft's subsystems (docs/combat.md "Subsystems
+            // and fire"); ground targets keep to their hit points.
+            let key = fl_combat::draw::DrawKey {
+                seed: self.seed,
+                tick,
+                actor: sensors::sensing_id(victim).0,
+                subject: sensors::sensing_id(credit.by).0,
+                purpose: fl_combat::draw::Purpose::Other,
+                index: 0,
+            };
+            if let Some(s) = e.combat.systems.strike(amount, key, tick)
+                && s.failed
+            {
+                tracing::debug!(entity = ?victim, subsystem = ?s.which, fire = s.fire, "subsystem failed");
+            }
+        }
         let (owner, faction) = (e.owner(), e.faction);
         if destroyed {
             e.combat.out_since = Some(tick);

@@ -16,6 +16,7 @@
 //! what [`datalink_for`] builds).
 
 use crate::combat::CombatSystem;
+use crate::combat::stores::CombatType;
 use crate::pool::EntityId;
 use crate::spatial::SpatialIndex;
 use crate::world::{Entity, World};
@@ -30,6 +31,7 @@ use fl_flight::math::{Vec3, sqrt};
 use fl_protocol::enums::{ContactState as WireState, Identification, SensorType, ThreatLevel};
 use fl_protocol::msg::combat::{Datalink, DatalinkThreat, DatalinkTrack};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Ticks between two checks of one observer (10 Hz at the 60 Hz tick, the PoD's reference).
 pub const CHECK_EVERY_TICKS: u64 = 6;
@@ -145,6 +147,23 @@ impl SensorSuite {
     pub fn is_empty(&self) -> bool {
         self.specs.is_empty()
     }
+    /// The suite with failed avionics: only the eyes still see. Every other sensor keeps its
+    /// slot (contacts are kept per slot) but reaches nowhere, so what it held coasts and drops.
+    pub fn stripped_to_eyeball(&self) -> Self {
+        let mut specs = self.specs.clone();
+        for s in specs.iter_mut().filter(|s| s.kind != SensorKind::Visual) {
+            s.search.max_range_m = 0.0;
+            if let Some(t) = &mut s.track {
+                t.max_range_m = 0.0;
+            }
+        }
+        let reach_m = specs
+            .iter()
+            .flat_map(|s| std::iter::once(s.search).chain(s.track))
+            .map(|l| l.max_range_m)
+            .fold(0.0, f64::max);
+        Self { specs, reach_m }
+    }
 }
 
 /// fl-combat's identity of a pool entity.
@@ -183,7 +202,7 @@ fn nose(e: &Entity) -> Vec3 {
 struct Job {
     id: EntityId,
     sensing: Box<Sensing>,
-    kit: std::sync::Arc<crate::combat::stores::CombatType>,
+    kit: Arc<CombatType>,
     observer: Observer,
     candidates: Vec<Target>,
 }
@@ -262,6 +281,14 @@ impl CombatSystem {
             let Some(e) = world.get_mut(id) else { continue };
             let (Some(kit), Some(sensing)) = (e.combat.kit.clone(), e.combat.sensing.take()) else {
                 continue;
+            };
+            let kit = if e.combat.avionics_failed() {
+                Arc::new(CombatType {
+                    sensors: kit.sensors.stripped_to_eyeball(),
+                    ..(*kit).clone()
+                })
+            } else {
+                kit
             };
             let t = e.transform();
             let radius = kit.sensors.reach_m * scale;

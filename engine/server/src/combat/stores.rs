@@ -354,6 +354,12 @@ pub struct CombatType {
     pub stations: Vec<StationDef>,
     /// Damage tiers.
     pub tiers: Tiers,
+    /// Subsystem hit-point pools (`[damage.subsystems.*]`, sorted by subsystem; see
+    /// `damage::Systems`).
+    pub subsystems: Vec<(
+        fl_content::entity::Subsystem,
+        fl_content::entity::SubsystemPool,
+    )>,
     /// IR signature (range scale of IR seekers against it).
     pub ir_signature: f64,
     /// Radar cross-section multiplier (radar range scales with its square root).
@@ -375,6 +381,7 @@ impl Default for CombatType {
             flares: 0,
             stations: Vec::new(),
             tiers: Tiers::default(),
+            subsystems: Vec::new(),
             ir_signature: 1.0,
             rcs: 1.0,
             sensors: crate::combat::sensors::SensorSuite {
@@ -425,6 +432,7 @@ impl CombatType {
                 heavy: tier(&def.damage.heavy),
                 critical: tier(&def.damage.critical),
             },
+            subsystems: def.damage.subsystems.clone(),
             ir_signature: finite_or(def.signatures.ir, 1.0),
             rcs: finite_or(def.signatures.rcs, 1.0),
             signatures: crate::combat::sensors::signatures_from_def(&def.signatures),

@@ -28,6 +28,12 @@ impl Server {
         &mut self.combat
     }
 
+    /// The world and its combat state together, for tests that hit an entity through
+    /// [`CombatSystem::damage`].
+    pub fn world_and_combat_mut(&mut self) -> (&mut crate::world::World, &mut CombatSystem) {
+        (&mut self.world, &mut self.combat)
+    }
+
     /// What `entity`'s sensors hold, sorted by target (empty without sensors): the only
     /// picture of the world an AI may act on. Last-known fixes, never the truth;
     /// `crate::combat::sensors::world_id` turns a contact's target into a pool id.

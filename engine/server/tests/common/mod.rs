@@ -90,6 +90,8 @@ pub struct TestClient {
     pub throttle: f32,
     /// Elevator of the inputs sent.
     pub elevator: f32,
+    /// Aileron of the inputs sent (right roll positive).
+    pub aileron: f32,
     /// `MsgClientInput::artButtons` of the inputs sent (gear, hook, canopy).
     pub art_buttons: u8,
     /// `MsgClientInput::selectedStation` of the inputs sent (255 = keep).
@@ -122,6 +124,7 @@ impl TestClient {
             buttons: 0,
             throttle: 0.8,
             elevator: 0.0,
+            aileron: 0.0,
             art_buttons: 0,
             selected_station: 255,
             radar_mode: 255,
@@ -207,6 +210,7 @@ impl TestClient {
                 buttons: self.buttons,
                 throttle: self.throttle,
                 elevator: self.elevator,
+                aileron: self.aileron,
                 art_buttons: self.art_buttons,
                 view_axis: [0.0, 0.0, -1.0],
                 selected_station: self.selected_station,
