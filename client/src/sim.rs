@@ -242,7 +242,13 @@ impl Sim {
         Ok((Client::new(session, cfg.client.clone(), None), link))
     }
 
-    fn spawn_target(server: &mut Server, i: usize, speed: f64) -> Result<EntityId, SimSetupError> {
+    /// Spawns remote target `i`: an AI jet trainer orbiting at `speed` 9 km in front of the
+    /// pilots' spawn, 300 m above target `i - 1` (harnesses on real transports use it too).
+    pub fn spawn_target(
+        server: &mut Server,
+        i: usize,
+        speed: f64,
+    ) -> Result<EntityId, SimSetupError> {
         let t = server
             .types()
             .pilot_type("", "builtin:jet-trainer")

@@ -7,183 +7,27 @@
 //! shooter whose screen is further behind than the 31-tick window is not credited with hits on
 //! where the target was then.
 //!
-//! The gun system itself is not here: the test applies one hitscan ray per applied input
-//! (`Server::ray_hits` — the history, the rewind and the query are the server's real code), from
-//! the shooter's server position through the point the client aimed at. The ray passes through
-//! that point whatever the origin, so the own aircraft's prediction (proven exact elsewhere)
-//! plays no part in what is measured.
+//! The shooter, the scoring and the statistics are in `lagcomp_support`; the same proof on the
+//! real QUIC path through the impairment relay is `lag_compensation_quic.rs`.
 //!
 //! LinkSim, virtual time, fixed seeds; the client draws at 144 Hz. Every shot aims at a point
 //! of a 3 × 3 pattern (±4 m) around the target's drawn centre, across the line of sight; a hit's
 //! offset is where the ray passes the target's (rewound) centre, in the same frame.
 
-use fighters_legacy::autopilot::Level;
-use fighters_legacy::client::{Pilot, PilotView};
-use fighters_legacy::input_clock::PilotInput;
+mod lagcomp_support;
+
 use fighters_legacy::sim::{Sim, SimConfig};
-use fl_flight::math::Vec3;
 use fl_net::linksim::{DirectionConfig, LinkConfig};
-use fl_server::lagcomp::{MAX_REWIND_TICKS, Ray};
+use fl_server::lagcomp::MAX_REWIND_TICKS;
 use fl_server::pool::EntityId;
 use fl_server::server::ServerConfig;
-use std::collections::BTreeMap;
+use lagcomp_support::{
+    PATTERN_M, Rewind, Shooter, ShotFinder, Sight, Stats, Trigger, mean_sd, same_places,
+};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const FPS: u64 = 144;
-/// Aim pattern half-width across the line of sight, m (the jet's collision radius is 8 m).
-const PATTERN_M: f64 = 4.0;
-
-/// One shot as the client aimed it.
-#[derive(Debug, Clone, Copy)]
-struct Aim {
-    render_tick: f64,
-    /// The point aimed at: the drawn target centre plus `offset`.
-    point: Vec3,
-    /// Across the line of sight: (right, up), m.
-    offset: (f64, f64),
-}
-
-/// The target as the last frame drew it: its centre and the axes across the line of sight.
-#[derive(Debug, Clone, Copy)]
-struct Sight {
-    render_tick: f64,
-    centre: Vec3,
-    right: Vec3,
-    up: Vec3,
-}
-
-/// What the scripted shooter shares with the test: the sight of the last frame drawn, and which
-/// input carried which aim.
-#[derive(Debug, Default)]
-struct Trigger {
-    sight: Option<Sight>,
-    fired: BTreeMap<u32, Aim>,
-}
-
-/// Flies level and pulls the trigger on every input, aiming at a point of the pattern (by the
-/// input's sequence number, so every run covers the pattern evenly) around where the last frame
-/// showed the target.
-struct Shooter(Arc<Mutex<Trigger>>);
-
-impl Pilot for Shooter {
-    fn command(&mut self, view: &PilotView<'_>) -> PilotInput {
-        if let Ok(mut t) = self.0.lock()
-            && let Some(s) = t.sight
-        {
-            let k = view.seq % 9;
-            let offset = (
-                f64::from(k % 3) * PATTERN_M - PATTERN_M,
-                f64::from(k / 3) * PATTERN_M - PATTERN_M,
-            );
-            let point = s.centre + s.right * offset.0 + s.up * offset.1;
-            t.fired.insert(
-                view.seq,
-                Aim {
-                    render_tick: s.render_tick,
-                    point,
-                    offset,
-                },
-            );
-        }
-        Level.command(view)
-    }
-}
-
-/// (right, up) unit vectors across a line of sight.
-fn across(los: Vec3) -> (Vec3, Vec3) {
-    let d = los.normalize_or_zero();
-    let right = d.cross(Vec3::new(0.0, 1.0, 0.0)).normalize_or_zero();
-    (right, right.cross(d))
-}
-
-#[derive(Debug, Default)]
-struct Stats {
-    shots: usize,
-    hits: usize,
-    /// Where each hit passed the target's centre: (right, up), m.
-    offsets: Vec<(f64, f64)>,
-    /// offset − aimed offset per hit: (right, up), m.
-    error_xy: Vec<(f64, f64)>,
-    /// |offset − aimed offset| per hit, m.
-    errors: Vec<f64>,
-    /// How far each missing ray passed the target's current centre, m.
-    misses_by_m: Vec<f64>,
-    rewinds: Vec<f64>,
-    /// Rewind − the age of the frame the shot was aimed on (clamped to the window), ticks.
-    view_misfit: Vec<f64>,
-}
-
-fn mean_sd(v: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let n = v.clone().count().max(1) as f64;
-    let m = v.clone().sum::<f64>() / n;
-    let var = v.map(|x| (x - m) * (x - m)).sum::<f64>() / n;
-    (m, var.sqrt())
-}
-
-impl Stats {
-    fn hit_rate(&self) -> f64 {
-        self.hits as f64 / self.shots.max(1) as f64
-    }
-    fn right(&self) -> (f64, f64) {
-        mean_sd(self.offsets.iter().map(|o| o.0))
-    }
-    fn up(&self) -> (f64, f64) {
-        mean_sd(self.offsets.iter().map(|o| o.1))
-    }
-    fn error_p(&self, q: f64) -> f64 {
-        let mut v = self.errors.clone();
-        v.sort_by(f64::total_cmp);
-        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    }
-    fn misfit_max(&self) -> f64 {
-        self.view_misfit.iter().fold(0.0, |m, v| m.max(v.abs()))
-    }
-    /// Shots whose rewind is off the aiming frame's age by more than `ticks`.
-    fn misfits_over(&self, ticks: f64) -> usize {
-        self.view_misfit.iter().filter(|v| v.abs() > ticks).count()
-    }
-    fn print(&self, name: &str) {
-        let (rm, rs) = self.right();
-        let (um, us) = self.up();
-        let (erm, ers) = mean_sd(self.error_xy.iter().map(|e| e.0));
-        let (eum, eus) = mean_sd(self.error_xy.iter().map(|e| e.1));
-        let (wm, ws) = mean_sd(self.rewinds.iter().copied());
-        println!(
-            "{name}: {} shots, {} hits ({:.1} %), rewind {wm:.2} ± {ws:.2} ticks (off the aiming \
-             frame's age by at most {:.4})",
-            self.shots,
-            self.hits,
-            100.0 * self.hit_rate(),
-            self.misfit_max(),
-        );
-        if !self.misses_by_m.is_empty() {
-            let (mm, ms) = mean_sd(self.misses_by_m.iter().copied());
-            println!("    misses pass the target's centre at {mm:.1} ± {ms:.1} m");
-        }
-        if self.hits > 0 {
-            println!(
-                "    offset from the target's centre: right {rm:+.3} ± {rs:.3} m, up {um:+.3} ± \
-                 {us:.3} m; against the aim: right {erm:+.4} ± {ers:.4} m, up {eum:+.4} ± \
-                 {eus:.4} m, |error| p50 {:.3} p95 {:.3} max {:.3} m",
-                self.error_p(0.5),
-                self.error_p(0.95),
-                self.error_p(1.0),
-            );
-        }
-    }
-}
-
-/// How the server rewinds the shots.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Rewind {
-    /// What the server computes for the pilot (the real thing).
-    Server,
-    /// No lag compensation.
-    Off,
-}
 
 /// Flies the shooter for `seconds` of shooting on `link` and scores every shot.
 fn engagement(seed: u64, link: LinkConfig, rewind: Rewind, seconds: u64) -> Stats {
@@ -209,85 +53,22 @@ fn engagement(seed: u64, link: LinkConfig, rewind: Rewind, seconds: u64) -> Stat
         index: own.idx,
         generation: own.generation,
     };
+    let mut finder = ShotFinder::new(shooter);
     let mut stats = Stats::default();
-    let mut last_applied: Option<u32> = None;
     let end = sim.now() + Duration::from_secs(seconds);
     while sim.now() < end {
         let frames = sim.client().metrics.frames;
         let ticks = sim.server().map(|s| s.world().tick());
         sim.step();
         let server = sim.server().expect("server");
-        if ticks != Some(server.world().tick()) {
-            // A server tick: fire the input it applied, if it is a new one that aimed.
-            let view = server.shooter_view(shooter).expect("the pilot's view");
-            if view.applied_seq != last_applied
-                && let Some(seq) = view.applied_seq
-            {
-                last_applied = Some(seq);
-                let aim = trigger.lock().ok().and_then(|t| t.fired.get(&seq).copied());
-                if let Some(aim) = aim {
-                    let origin = server
-                        .world()
-                        .get(shooter)
-                        .expect("the shooter flies")
-                        .position();
-                    let to = aim.point - origin;
-                    let ray = Ray {
-                        origin,
-                        dir: to,
-                        range_m: to.length() + 100.0,
-                    };
-                    let r = match rewind {
-                        Rewind::Server => server.rewind_ticks(shooter),
-                        Rewind::Off => 0.0,
-                    };
-                    stats.shots += 1;
-                    stats.rewinds.push(r);
-                    // How far back the screen that aimed was, against the rewind it got.
-                    let age = server.world().tick() as f64 - aim.render_tick;
-                    stats.view_misfit.push(r - age.clamp(0.0, MAX_REWIND_TICKS));
-                    let hit = server.ray_hits_rewound(&ray, shooter, r);
-                    if hit.is_none()
-                        && let Some(now) = server.world().get(target).map(|e| e.position())
-                    {
-                        let d = to.normalize_or_zero();
-                        let c = now - origin;
-                        stats.misses_by_m.push((c - d * c.dot(d)).length());
-                    }
-                    if let Some(hit) = hit {
-                        assert_eq!(hit.entity, target, "only the target is out there");
-                        let d = to.normalize_or_zero();
-                        let c = hit.centre - origin;
-                        let perp = c - d * c.dot(d);
-                        // The ray passes the centre at −perp from it.
-                        let (right, up) = across(to);
-                        let off = (-perp.dot(right), -perp.dot(up));
-                        let err = (off.0 - aim.offset.0, off.1 - aim.offset.1);
-                        stats.hits += 1;
-                        stats.offsets.push(off);
-                        stats.error_xy.push(err);
-                        stats.errors.push(err.0.hypot(err.1));
-                    }
-                }
-            }
+        if ticks != Some(server.world().tick())
+            && let Some(aim) = finder.new_shot(server, &trigger)
+        {
+            stats.score(server, shooter, target, &aim, rewind);
         }
         if sim.client().metrics.frames != frames {
             // A frame was drawn: the next input aims where it showed the target.
-            let frame = sim.client().render_frame();
-            let me = frame.entities.iter().find(|e| e.own).map(|e| e.position);
-            let it = frame.entity(target.index).map(|e| e.position);
-            let sight = match (me, it) {
-                (Some(me), Some(it)) => {
-                    let (right, up) = across(it - me);
-                    Some(Sight {
-                        render_tick: frame.render_tick.unwrap_or(f64::NAN),
-                        centre: it,
-                        right,
-                        up,
-                    })
-                }
-                _ => None,
-            };
+            let sight = Sight::of(sim.client().render_frame(), target.index);
             if let Ok(mut t) = trigger.lock() {
                 t.sight = sight;
             }
@@ -330,18 +111,6 @@ fn on_target(s: &Stats) {
     assert!(s.error_p(1.0) <= 1.0, "error max {}", s.error_p(1.0));
 }
 
-/// The same distribution of places on the target.
-fn same_places(a: &Stats, b: &Stats) {
-    let close = |x: (f64, f64), y: (f64, f64)| (x.0 - y.0).abs() <= 0.1 && (x.1 - y.1).abs() <= 0.1;
-    assert!(
-        close(a.right(), b.right()),
-        "{:?} vs {:?}",
-        a.right(),
-        b.right()
-    );
-    assert!(close(a.up(), b.up()), "{:?} vs {:?}", a.up(), b.up());
-}
-
 #[test]
 fn shots_land_where_the_shooter_saw_the_target_at_100ms_rtt_with_20ms_jitter() {
     const SECONDS: u64 = 25;
@@ -370,14 +139,13 @@ fn shots_land_where_the_shooter_saw_the_target_at_100ms_rtt_with_20ms_jitter() {
         }
         // The perfect link rewinds only the interpolation delay and the input buffer; the
         // lagged one the round trip too.
-        let mean_rewind = |s: &Stats| mean_sd(s.rewinds.iter().copied()).0;
-        assert!(mean_rewind(&lag) > mean_rewind(&perfect) + 4.0);
-        assert!(mean_rewind(&lag) < MAX_REWIND_TICKS);
+        assert!(lag.mean_rewind() > perfect.mean_rewind() + 4.0);
+        assert!(lag.mean_rewind() < MAX_REWIND_TICKS);
         for s in [&perfect, &lag, &lossy] {
             on_target(s);
         }
-        same_places(&perfect, &lag);
-        same_places(&perfect, &lossy);
+        same_places(&perfect, &lag, 0.1);
+        same_places(&perfect, &lossy, 0.1);
         // Without the rewind the same shots go where the target was a round trip and an
         // interpolation delay earlier, some 30 m behind it: they miss.
         assert!(

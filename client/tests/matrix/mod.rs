@@ -17,16 +17,13 @@ use fighters_legacy::client::{Client, ClientConfig};
 use fighters_legacy::headless::{HeadlessSummary, summarize};
 use fighters_legacy::session::{ClientSession, SessionConfig, SessionState};
 use fighters_legacy::stats::{Samples, Summary};
-use fl_ai::{Loiter, LoiterParams};
 use fl_flight::math::Vec3;
 use fl_net::impair::{
     ImpairConfig, PROFILE_BLACKOUT_START_MS, Relay, RelayStats, WindowQueueDelay,
 };
 use fl_net::quic::{QuicServer, ServerConfig as QuicConfig, TrustPolicy};
-use fl_server::pool::EntityId;
-use fl_server::server::{Server, ServerConfig, SpawnPoint};
+use fl_server::server::{Server, ServerConfig};
 use fl_server::types::TypeRegistry;
-use fl_server::world::Pilot as WorldPilot;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -341,33 +338,6 @@ impl QueueSeries {
     }
 }
 
-fn spawn_target(server: &mut Server, i: usize) -> Result<EntityId, String> {
-    let t = server
-        .types()
-        .pilot_type("", "builtin:jet-trainer")
-        .ok_or("no flyable type")?;
-    let centre = Vec3::new(0.0, 3000.0 + 300.0 * i as f64, -9000.0);
-    let ctrl = Loiter::new(LoiterParams {
-        centre: Some(centre),
-        altitude_m: Some(centre.y),
-        radius_m: 6000.0,
-        speed_mps: Some(TARGET_SPEED_MPS),
-        ..LoiterParams::default()
-    })
-    .map_err(|e| e.to_string())?;
-    let at = SpawnPoint {
-        x: 6000.0,
-        z: centre.z,
-        altitude_m: centre.y,
-        heading_deg: 180.0,
-        speed_mps: TARGET_SPEED_MPS,
-        anchor: None,
-    };
-    server
-        .spawn_aircraft(t, 2, WorldPilot::Ai(Box::new(ctrl)), at)
-        .ok_or_else(|| "the world is full".to_owned())
-}
-
 /// Runs one profile and measures it. Errors are set-up failures (bind, spawn, threads).
 pub fn run(opts: &MatrixOptions) -> Result<MatrixResult, String> {
     if !(opts.seconds > opts.warmup && opts.seconds <= MAX_SECONDS) {
@@ -397,7 +367,8 @@ pub fn run(opts: &MatrixOptions) -> Result<MatrixResult, String> {
     let mut server = Server::new(ServerConfig::default(), Box::new(quic), types);
     let mut targets = Vec::new();
     for i in 0..opts.targets {
-        let id = spawn_target(&mut server, i)?;
+        let id = fighters_legacy::sim::Sim::spawn_target(&mut server, i, TARGET_SPEED_MPS)
+            .map_err(|e| e.to_string())?;
         targets.push((id.index, (id.generation & 0xFFFF) as u16));
     }
     let relay = Relay::start(
