@@ -77,6 +77,10 @@ fn unused_label(rel: &Path) -> Option<String> {
     let mut comps = rel.components();
     let top = comps.next()?.as_os_str().to_str()?.to_owned();
     comps.next()?; // a top-level file (manifest, README): not an asset
+    if top == "theaters" {
+        // Read by fl-terrain (the theaters that place the pack's terrain tiles).
+        return None;
+    }
     let ext = rel
         .extension()
         .and_then(|e| e.to_str())
@@ -88,19 +92,21 @@ fn unused_label(rel: &Path) -> Option<String> {
         .find(|k| k.extensions().contains(&ext.as_str()));
     let label = match kind {
         // Read: definitions and flight models (tools also read `*.expect.toml`).
+        // Drawn by the renderer (models, their textures), played by fl-audio, or the ground
+        // fl-terrain builds.
         Some(
             AssetKind::EntityDef
             | AssetKind::WeaponDef
             | AssetKind::SensorDef
-            | AssetKind::FlightModel,
+            | AssetKind::FlightModel
+            | AssetKind::Mesh
+            | AssetKind::Texture
+            | AssetKind::Audio
+            | AssetKind::Terrain,
         ) => return None,
-        Some(AssetKind::Mesh) => "glTF models (no renderer yet)",
-        Some(AssetKind::Texture) => "textures (no renderer yet)",
-        Some(AssetKind::Audio) => "audio files (no audio yet)",
         Some(AssetKind::Mission) => "missions (no mission runner yet)",
         Some(AssetKind::AiScript) => "Lua AI scripts (no Lua runtime yet)",
         Some(AssetKind::Manual) => "manual pages",
-        Some(AssetKind::Terrain) => "terrain tiles (flat world for now)",
         Some(AssetKind::Config) => "data files",
         None if AssetKind::ALL.iter().any(|k| k.dir() == top) => return None,
         None => {
@@ -258,10 +264,8 @@ mod tests {
         assert_eq!(l("manifest.toml"), None);
         assert_eq!(l("entities/f5e.toml"), None);
         assert_eq!(l("aircraft/f5e/f5e.toml"), None);
-        assert_eq!(
-            l("aircraft/f5e/f5e.glb").as_deref(),
-            Some("glTF models (no renderer yet)")
-        );
+        assert_eq!(l("aircraft/f5e/f5e.glb"), None);
+        assert_eq!(l("terrain/tile.flt"), None);
         assert_eq!(
             l("missions/a.yaml").as_deref(),
             Some("missions (no mission runner yet)")
@@ -270,9 +274,10 @@ mod tests {
             l("ai/fighter.lua").as_deref(),
             Some("Lua AI scripts (no Lua runtime yet)")
         );
+        assert_eq!(l("theaters/nttr.toml"), None);
         assert_eq!(
-            l("theaters/nttr.toml").as_deref(),
-            Some("files in theaters/ (not a content kind this build knows)")
+            l("frontlines/nttr.toml").as_deref(),
+            Some("files in frontlines/ (not a content kind this build knows)")
         );
         // A known directory's stray file (e.g. a source note) is not an asset.
         assert_eq!(l("aircraft/f5e/SOURCES.md"), None);
