@@ -168,10 +168,8 @@ impl VisualEffects {
             match e.kind {
                 Kind::Tracer => {
                     let p = e.at + e.velocity * t - self.up * (4.9 * t * t);
-                    out.push(
-                        Particle::new(ParticleKind::Tracer, p, 0.25)
-                            .with_velocity(e.velocity.as_vec3()),
-                    );
+                    let flown = (p - e.at).length() as f32;
+                    out.push(Particle::tracer(p, e.velocity.as_vec3(), flown));
                 }
                 Kind::Flare => {
                     // Thrown clear, slowed by the air, falling.
@@ -324,16 +322,28 @@ mod tests {
         let at = |fx: &mut VisualEffects, dt_ms| {
             fx.particles(&no_aircraft, t0 + Duration::from_millis(dt_ms), DVec3::Y)
         };
+        // The streak's ends: the particle sits at its middle, stretched by its velocity over
+        // fl_render's streak time.
+        let ends = |p: &Particle| {
+            let half =
+                p.velocity.as_dvec3() * f64::from(0.5 * fl_render::particles::TRACER_STREAK_S);
+            (p.position - half, p.position + half)
+        };
         let p = at(&mut fx, 500);
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].kind, ParticleKind::Tracer);
         // Half a second at 1,200 m/s (the round plus the shooter) along −Z, and falling.
+        let (tail, head) = ends(&p[0]);
+        assert!((head.z - (-10.0 - 600.0)).abs() < 0.1, "{head:?}");
+        assert!(head.y < 1000.0);
         assert!(
-            (p[0].position.z - (-10.0 - 600.0)).abs() < 1e-6,
-            "{:?}",
-            p[0].position
+            tail.z > head.z + 30.0,
+            "a full streak behind the head: {tail:?}"
         );
-        assert!(p[0].position.y < 1000.0);
+        // Ten milliseconds out, 12 m from the gun: the streak ends at the gun, not behind it.
+        let (tail, head) = ends(&at(&mut fx, 10)[0]);
+        assert!((head.z - (-22.0)).abs() < 0.1, "{head:?}");
+        assert!((tail.z - (-10.0)).abs() < 0.1, "{tail:?}");
         assert!(at(&mut fx, 1_300).is_empty(), "burnt out");
         assert!(fx.is_empty());
     }

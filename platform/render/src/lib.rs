@@ -31,7 +31,7 @@ pub use frame::{
     Camera, Category, DirectionalLight, Frame, Instance, LodHint, NodePose, SkyParams, Weather,
 };
 pub use gpu::{Gpu, GpuInfo};
-pub use particles::{Particle, ParticleKind, contrail_forms};
+pub use particles::{Particle, ParticleKind, TRACER_HALF_WIDTH_M, contrail_forms};
 pub use pipeline_cache::{CacheStart, DiskPipelineCache, PipelineCacheError};
 pub use renderer::{FrameStats, ModelHandle, Renderer};
 pub use target::{OffscreenTarget, RENDER_SCALE_RANGE};

@@ -121,6 +121,36 @@ impl Particle {
     }
 }
 
+/// Half width of a tracer round's glow, metres: a thin bright line near the camera; far away
+/// the shader widens it to [`TRACER_MIN_WIDTH_PX`].
+pub const TRACER_HALF_WIDTH_M: f32 = 0.1;
+
+impl Particle {
+    /// A tracer round whose head is at `head`, flying `velocity`, `flown_m` metres from where it
+    /// was fired. Its streak ([`TRACER_STREAK_S`] of flight) trails behind the head and never
+    /// reaches back past the muzzle: a round just fired from beside the camera would otherwise
+    /// be drawn as a streak half of whose length lies between the gun and the eye, a bar across
+    /// the screen. The shader stretches a tracer symmetrically about its position along its
+    /// velocity, so the particle sits at the streak's middle with its velocity scaled to the
+    /// streak's length (a round not yet clear of the muzzle is a dot).
+    pub fn tracer(head: DVec3, velocity: Vec3, flown_m: f32) -> Particle {
+        let speed = velocity.length();
+        let full_m = speed * TRACER_STREAK_S;
+        // `f32::clamp` panics on NaN bounds: only a finite, moving round has a streak.
+        let (centre, velocity) = if full_m.is_finite() && full_m > 0.0 && flown_m.is_finite() {
+            let len_m = flown_m.clamp(0.0, full_m);
+            let dir = (velocity / speed).as_dvec3();
+            (
+                head - dir * f64::from(0.5 * len_m),
+                velocity * (len_m / full_m),
+            )
+        } else {
+            (head, Vec3::ZERO)
+        };
+        Particle::new(ParticleKind::Tracer, centre, TRACER_HALF_WIDTH_M).with_velocity(velocity)
+    }
+}
+
 /// Colour of a burning target's smoke (darker than engine smoke).
 pub const DARK_SMOKE: Vec3 = Vec3::new(0.08, 0.075, 0.07);
 
@@ -381,6 +411,39 @@ impl ParticlePass {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_tracer_streak_trails_its_head_and_stops_at_the_muzzle() {
+        use super::*;
+        let v = Vec3::new(0.0, 0.0, -1000.0);
+        let head = DVec3::new(5.0, 100.0, -50.0);
+        let ends = |p: &Particle| {
+            let half = p.velocity.as_dvec3() * f64::from(0.5 * TRACER_STREAK_S);
+            (p.position - half, p.position + half)
+        };
+        // Far out: a full streak (30 m at 1,000 m/s) behind the head.
+        let (tail, front) = ends(&Particle::tracer(head, v, 500.0));
+        assert!((front - head).length() < 1e-4, "{front:?}");
+        assert!(
+            (tail - DVec3::new(5.0, 100.0, -20.0)).length() < 1e-4,
+            "{tail:?}"
+        );
+        // Just fired, 4 m out: the streak is those 4 m, never behind the gun.
+        let (tail, front) = ends(&Particle::tracer(head, v, 4.0));
+        assert!((front - head).length() < 1e-4);
+        assert!(
+            (tail - DVec3::new(5.0, 100.0, -46.0)).length() < 1e-4,
+            "{tail:?}"
+        );
+        // Not yet flown, or nonsense: a dot at the head.
+        for flown in [0.0, -3.0, f32::NAN] {
+            let p = Particle::tracer(head, v, flown);
+            assert_eq!((p.position, p.velocity), (head, Vec3::ZERO), "{flown}");
+        }
+        let p = Particle::tracer(head, Vec3::NAN, 10.0);
+        assert_eq!((p.position, p.velocity), (head, Vec3::ZERO));
+        assert_eq!(p.size_m, TRACER_HALF_WIDTH_M);
+    }
+
     #[test]
     fn the_shader_uses_the_same_tracer_constants() {
         let text = PARTICLES.text;
