@@ -441,4 +441,69 @@ triggers:
         assert!((g.lat_rad.to_degrees() - 36.24917).abs() < 1e-9);
         assert!((g.lon_rad.to_degrees() + 114.99611).abs() < 1e-9);
     }
+
+    #[test]
+    fn known_but_unsupported_keys_warn_and_other_forms_read() {
+        let c = parse(
+            "name: x
+anchor: { lat: 37.5, lon: -115.25 }
+cameras: { shots: [] }
+sides:
+  - { id: blue, allies: [green], alert: war_state }
+  - green
+  - red
+objects:
+  - { type: a:b, id: p, side: blue, pos: [0, 0, 0], player: true, ai: aaa, route: [[0, 0, 0]] }
+  - { type: a:b, id: q, side: red, lat: 37, lon: -115, crew: {} }
+triggers:
+",
+        );
+        let m = c
+            .mission
+            .as_ref()
+            .unwrap_or_else(|| panic!("{:#?}", c.findings));
+        assert_eq!(
+            m.anchor,
+            Anchor {
+                name: None,
+                lat_deg: 37.5,
+                lon_deg: -115.25
+            }
+        );
+        assert_eq!(
+            m.sides[0],
+            Side {
+                id: "blue".into(),
+                allies: vec!["green".into()]
+            }
+        );
+        assert_eq!(m.objects[1].alt_m, 0.0);
+        assert!(m.triggers.is_empty());
+        let got: Vec<(usize, &str, Severity)> = c
+            .findings
+            .iter()
+            .map(|f| (f.line, f.key.as_str(), f.severity))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (3, "cameras", Severity::Warning),
+                (5, "sides[0].alert", Severity::Warning),
+                (9, "objects[0].route", Severity::Warning),
+                (9, "objects[0].ai", Severity::Warning),
+                (10, "objects[1].crew", Severity::Warning),
+            ]
+        );
+        assert!(c.is_valid());
+        // Placement conflicts and unknown allies are errors.
+        let bad = parse(
+            "name: x\nanchor: home\nsides: [{id: a, allies: [b]}]\nobjects:\n  - {type: t, id: x, side: a, pos: [0, 0, 0], lat: 1, lon: 2}\n  - {type: t, id: y, side: a, lat: 1}\n",
+        );
+        let keys: Vec<&str> = bad.findings.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["sides[0].allies", "objects[0].pos", "objects[1].lat"]
+        );
+        assert!(!bad.is_valid() && bad.mission.is_none());
+    }
 }
