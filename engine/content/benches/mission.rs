@@ -52,6 +52,11 @@ fn bench(c: &mut Criterion) {
             )
         })
     });
+    // For scale: the mission list's header read of the same text (serde-derived structs, no
+    // line-numbered tree, no validation).
+    c.bench_function("mission/header only (from memory, for scale)", |b| {
+        b.iter(|| black_box(fl_content::mission_header::parse_header(black_box(&text)).is_ok()))
+    });
 }
 
 criterion_group!(benches, bench);
