@@ -6,7 +6,7 @@
 //! asset reads, the builtin types, the deterministic entity-type registry with the data each
 //! `MsgEntityTypeDef` carries, and the missions' headers for the game's list
 //! ([`mission_header`]). Must not: depend on the wire crate (records are plain data), run Lua or
-//! validate and run missions (later issues), or let hash-map order reach any output.
+//! run missions ([`mission`] reads and validates them; the server runs them), or let hash-map order reach any output.
 //!
 //! Both programs load through [`load_stack`] and report with [`findings`] (one format for
 //! every finding). The server's entry points: [`Content::load`] (or [`Content::builtin`]), then
@@ -23,6 +23,7 @@ pub mod example;
 pub mod findings;
 mod load;
 pub mod manifest;
+pub mod mission;
 pub mod mission_header;
 pub mod names;
 pub mod sensor;
@@ -37,6 +38,7 @@ pub use error::{AssetError, ContentError, ContentWarning};
 pub use findings::{Finding, Findings, Severity, log_loaded};
 pub use load::{ErrorPolicy, LoadFailure, LoadOptions, LoadReport, MANIFEST, MAX_PACKS, Override};
 pub use manifest::{Manifest, TrustLevel};
+pub use mission::{CheckedMission, Mission, MissionCheck, MissionRefused};
 pub use mission_header::{MissionHeader, MissionHeaderError, MissionListing};
 pub use sensor::{Lobe, SensorDef, SensorRole, SensorType};
 pub use stack::{AircraftChoiceError, StackLoad, StackSources, UnusedAssets, load_stack};

@@ -234,18 +234,11 @@ fn yaml_error(e: &serde_saphyr::Error) -> MissionHeaderError {
     }
 }
 
-/// Parses a mission's header from its text.
-pub fn parse_header(text: &str) -> Result<MissionHeader, MissionHeaderError> {
-    if text.len() as u64 > MAX_MISSION_HEADER_BYTES {
-        return Err(MissionHeaderError::TooLarge {
-            size: text.len() as u64,
-            limit: MAX_MISSION_HEADER_BYTES,
-        });
-    }
-    if text.trim().is_empty() {
-        return Err(MissionHeaderError::MissingName);
-    }
-    let options = serde_saphyr::options! {
+/// The bounded YAML reading every mission parse shares ([`crate::mission`] too): one document,
+/// nesting, node, alias and scalar-byte budgets from the limits above, so a hostile file ends in
+/// a typed error before it can cost memory or stack.
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_depth: MAX_DEPTH,
             flow_nesting_limit: MAX_DEPTH,
@@ -261,7 +254,21 @@ pub fn parse_header(text: &str) -> Result<MissionHeader, MissionHeaderError> {
             max_total_replayed_events: MAX_NODES,
             max_replay_stack_depth: MAX_DEPTH,
         },
-    };
+    }
+}
+
+/// Parses a mission's header from its text.
+pub fn parse_header(text: &str) -> Result<MissionHeader, MissionHeaderError> {
+    if text.len() as u64 > MAX_MISSION_HEADER_BYTES {
+        return Err(MissionHeaderError::TooLarge {
+            size: text.len() as u64,
+            limit: MAX_MISSION_HEADER_BYTES,
+        });
+    }
+    if text.trim().is_empty() {
+        return Err(MissionHeaderError::MissingName);
+    }
+    let options = yaml_options();
     let raw: RawMission =
         serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(&e))?;
     let name = raw

@@ -1,5 +1,5 @@
 //! Library side of the flight tools: loading a model, running `fm-trim`,
-//! `validate-flight-model` and `validate-pack`, and rendering their reports. The binaries are thin `main`s over this,
+//! `validate-flight-model`, `validate-pack` and `validate-mission`, and rendering their reports. The binaries are thin `main`s over this,
 //! so tests drive the same code.
 //!
 //! Owns: command-line-facing orchestration and text/JSON rendering. Must not: contain flight
@@ -266,6 +266,76 @@ pub fn validate_pack(
     r.lines.push(format!(
         "validate-pack: {}",
         load.findings.summary(load.content.as_ref())
+    ));
+    r
+}
+
+/// Validates mission files of a pack as the game loads them: the builtin layer plus `pack` (and
+/// the packs of `mods_dirs`) through [`fl_content::load_stack`], then each mission read and
+/// checked against that content ([`fl_content::Content::check_mission_file`]), its `lua`
+/// scripts looked up in `pack`'s own `ai/`. `lines`: the stack's errors, each mission's findings
+/// (`file:line: error|warning: `key`: message`), a `<pack id>:<stem>: valid|refused` line per
+/// mission, then the summary. `errors` counts refused missions' errors and the stack's errors.
+pub fn validate_missions(
+    pack: &Path,
+    mods_dirs: &[std::path::PathBuf],
+    missions: &[std::path::PathBuf],
+) -> ValidationReport {
+    let load = fl_content::load_stack(&fl_content::StackSources {
+        mods_dirs: mods_dirs.to_vec(),
+        pack_dirs: vec![pack.to_owned()],
+    });
+    let mut r = ValidationReport {
+        files: missions.len(),
+        ..ValidationReport::default()
+    };
+    // The stack's errors matter (a broken pack cannot run a mission); its warnings are
+    // validate-pack's to report.
+    for f in &load.findings.items {
+        if f.severity == fl_content::Severity::Error {
+            r.errors += 1;
+            r.lines.push(f.to_string());
+        }
+    }
+    let Some(content) = &load.content else {
+        r.lines.push(format!(
+            "validate-mission: the pack {} did not load; no mission checked",
+            pack.display()
+        ));
+        r.errors = r.errors.max(1);
+        return r;
+    };
+    let canonical = std::fs::canonicalize(pack).unwrap_or_else(|_| pack.to_owned());
+    let pack_id = content
+        .packs()
+        .into_iter()
+        .find(|p| p.root == canonical || p.root == pack)
+        .map(|p| p.id);
+    let mut refused = 0usize;
+    for m in missions {
+        let check = content.check_mission_file(pack_id.as_deref(), m);
+        r.errors += check.errors();
+        r.warnings += check.warnings();
+        r.lines
+            .extend(check.findings.iter().map(ToString::to_string));
+        let stem = m
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let id = format!("{}:{stem}", pack_id.as_deref().unwrap_or("?"));
+        if check.is_valid() {
+            r.lines.push(format!("{id}: valid"));
+        } else {
+            refused += 1;
+            r.lines.push(format!("{id}: refused"));
+        }
+    }
+    r.lines.push(format!(
+        "validate-mission: {} mission(s), {} valid, {refused} refused; {} error(s), {} warning(s)",
+        missions.len(),
+        missions.len() - refused,
+        r.errors,
+        r.warnings
     ));
     r
 }
