@@ -158,6 +158,7 @@ pub fn pilot_input(intent: &WeaponIntent) -> PilotInput {
         radar_mode: intent.radar_mode.unwrap_or(KEEP),
         // STT without a designation locks the nearest radar contact (fl-combat's rule).
         designate: intent.designate.map(|id| id.index),
+        designate_retry: false,
     }
 }
 

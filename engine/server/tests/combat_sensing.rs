@@ -264,6 +264,7 @@ fn the_datalink_carries_the_track_an_enemy_lock_and_its_radar_missile_launch() {
         selected_station: station,
         radar_mode: 255,
         designate: None,
+        designate_retry: false,
     };
     set_input(&mut f, enemy, fire(0));
     f.run(1);
@@ -308,6 +309,7 @@ fn sparrow_shot(seed: u64, drop_lock_after: Option<usize>) -> Option<f64> {
         selected_station: station,
         radar_mode,
         designate: None,
+        designate_retry: false,
     };
     set_input(&mut f, enemy, fire(0, 255));
     f.run(1);
