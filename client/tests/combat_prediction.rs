@@ -185,6 +185,7 @@ fn shoot(sim: &mut Sim, shooter: EntityId, target: EntityId, until_hp: f64, limi
                 selected_station: fl_server::combat::KEEP,
                 radar_mode: fl_server::combat::KEEP,
                 designate: None,
+                designate_retry: false,
             });
         }
         sim.step();

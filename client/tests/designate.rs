@@ -1,9 +1,11 @@
 //! The radar designation travels: a pilot whose `PilotInput::designate` names an entity the
 //! server's sensing holds no contact on (an empty pool slot) has it sent as `InputDesignate`
-//! with its inputs, and the server refuses it once, without effect (it is applied when it
-//! changes, not every tick). And the whole path from the key: the designate key (N) through
-//! the window's `InputHub` / `PilotState` picks a foe from the datalink, the input carries it,
-//! and the server's sensing designates it without a refusal.
+//! with its inputs, and the server refuses it once, without effect (it retries the value every
+//! tick the client asks for it, counting only the first refusal). A designation asked for
+//! before the own sensors see the target is honoured as soon as they do. And the whole path
+//! from the key: the designate key (N) through the window's `InputHub` / `PilotState` picks a
+//! foe from the datalink, the input carries it, and the server's sensing designates it without
+//! a refusal.
 
 use fighters_legacy::app::keyboard::{InputHub, PilotState};
 use fighters_legacy::autopilot::Level;
@@ -13,6 +15,8 @@ use fighters_legacy::sim::{Sim, SimConfig};
 use fl_input::Bindings;
 use fl_protocol::enums::{ContactState, Identification, RadarMode};
 use fl_server::combat::sensors::sensing_id;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 use winit::keyboard::Key;
 
@@ -38,6 +42,76 @@ fn a_designation_reaches_the_server_and_one_without_a_contact_is_refused_once() 
     let server = sim.server().expect("server");
     assert!(server.world().tick() > 100, "the server ran");
     assert_eq!(server.combat().refused.bad_designation, 1);
+}
+
+/// Designates one entity (its index set once the sim has spawned it) from the first input on,
+/// before anything has seen it.
+struct Early {
+    target: Arc<AtomicU32>,
+}
+
+impl Pilot for Early {
+    fn command(&mut self, view: &PilotView<'_>) -> PilotInput {
+        let t = self.target.load(Ordering::Relaxed);
+        PilotInput {
+            designate: (t != u32::MAX).then_some(t),
+            radar: Some(RadarMode::Stt),
+            ..Level.command(view)
+        }
+    }
+}
+
+#[test]
+fn a_designation_refused_before_the_own_sensors_see_the_target_is_honoured_once_they_do() {
+    let cfg = SimConfig {
+        seed: 5,
+        targets: 1,
+        ..SimConfig::default()
+    };
+    let asked = Arc::new(AtomicU32::new(u32::MAX));
+    let pilot = Early {
+        target: Arc::clone(&asked),
+    };
+    let mut sim = Sim::new(cfg, Box::new(pilot)).expect("sim");
+    let target = sim.targets()[0];
+    asked.store(target.index, Ordering::Relaxed);
+    let mut refused_before = None;
+    let mut designated = None;
+    for _ in 0..(60 * 20) {
+        sim.run_for(Duration::from_millis(1000 / 60));
+        let server = sim.server().expect("server");
+        let Some(own) = sim.client().session().own_entity() else {
+            continue;
+        };
+        let Some((_, me)) = server.world().by_index(own.idx) else {
+            continue;
+        };
+        designated = me.combat.sensing.as_ref().and_then(|s| s.designated());
+        if designated.is_some() {
+            break;
+        }
+        refused_before = Some(server.combat().refused.bad_designation);
+    }
+    assert_eq!(
+        refused_before,
+        Some(1),
+        "the early designation was refused once (the own sensors held no contact yet)"
+    );
+    assert_eq!(
+        designated,
+        Some(sensing_id(target)),
+        "the same designation, still asked for, is taken once the contact is held"
+    );
+    sim.run_for(Duration::from_secs(1));
+    assert_eq!(
+        sim.server()
+            .expect("server")
+            .combat()
+            .refused
+            .bad_designation,
+        1,
+        "retries are not counted again"
+    );
 }
 
 /// A player at the keyboard: the real `InputHub` and `PilotState` of the window, the

@@ -545,6 +545,7 @@ mod tests {
         );
     }
 
+    /// A foe the own radar holds (the only kind the designate key picks).
     fn foe(idx: u32, state: ContactState) -> fl_protocol::msg::combat::DatalinkTrack {
         fl_protocol::msg::combat::DatalinkTrack {
             target_idx: idx,
@@ -554,7 +555,7 @@ mod tests {
             state,
             ident: fl_protocol::enums::Identification::Foe,
             sensor_type_mask: 1,
-            flags: 0,
+            flags: fl_protocol::msg::combat::TRACK_FLAG_OWN_SENSOR,
             rel_pos: [0.0, 0.0, -3000.0],
             rel_vel: [0.0; 3],
         }
@@ -579,10 +580,14 @@ mod tests {
         };
         let mut friend = foe(4, ContactState::Detected);
         friend.ident = Identification::Friend;
+        // A foe only a teammate's radar holds: the server would refuse it, so the key skips it.
+        let mut teammates = foe(6, ContactState::Detected);
+        teammates.flags = 0;
         let dl = picture(vec![
             foe(3, ContactState::Detected),
             friend,
             foe(5, ContactState::Coasting),
+            teammates,
             foe(7, ContactState::Detected),
         ]);
         let mut h = hub();
@@ -604,7 +609,8 @@ mod tests {
         assert_eq!(tick(&mut h, &mut s, Some(me), None), None);
         tap(&mut h);
         assert_eq!(tick(&mut h, &mut s, None, Some(&dl)), None);
-        // Each press: the next foe, never the friend or the own track, wrapping.
+        // Each press: the next foe the own sensors hold, never the friend, the teammates' foe
+        // or the own track, wrapping.
         tap(&mut h);
         assert_eq!(tick(&mut h, &mut s, Some(me), Some(&dl)), Some(3));
         assert_eq!(

@@ -259,7 +259,9 @@ fn target_cue(i: &CueInputs<'_>, dl: &Datalink) -> Option<TargetCue> {
 }
 
 /// The next hostile track to designate after `current` (in the datalink's order, wrapping):
-/// what the designate key steps through. `None` when there is none.
+/// what the designate key steps through. Only tracks the own aircraft's sensors hold
+/// (`TRACK_FLAG_OWN_SENSOR`): the server designates nothing else, so a track known only from
+/// a teammate's datalink would be refused. `None` when there is none.
 pub fn next_designation(
     dl: &Datalink,
     own_index: Option<u32>,
@@ -272,6 +274,7 @@ pub fn next_designation(
             Some(t.target_idx) != own_index
                 && t.state != ContactState::Lost
                 && t.ident == Identification::Foe
+                && t.flags & fl_protocol::msg::combat::TRACK_FLAG_OWN_SENSOR != 0
         })
         .map(|t| t.target_idx)
         .collect();
@@ -426,15 +429,20 @@ mod tests {
 
     #[test]
     fn designation_cycles_through_hostile_tracks() {
+        let own = fl_protocol::msg::combat::TRACK_FLAG_OWN_SENSOR;
         let dl = datalink(vec![
-            track(3, [0.0, 0.0, -2000.0], Identification::Foe, 0),
-            track(4, [0.0, 0.0, -2000.0], Identification::Friend, 0),
-            track(5, [0.0, 0.0, -3000.0], Identification::Foe, 0),
-            track(7, [0.0, 0.0, -3000.0], Identification::Foe, 0),
+            track(2, [0.0, 0.0, -2500.0], Identification::Foe, 0),
+            track(3, [0.0, 0.0, -2000.0], Identification::Foe, own),
+            track(4, [0.0, 0.0, -2000.0], Identification::Friend, own),
+            track(5, [0.0, 0.0, -3000.0], Identification::Foe, own),
+            track(6, [0.0, 0.0, -3500.0], Identification::Foe, 0),
+            track(7, [0.0, 0.0, -3000.0], Identification::Foe, own),
         ]);
+        // Only foes the own sensors hold (2 and 6 are known from teammates only).
         assert_eq!(next_designation(&dl, Some(7), None), Some(3));
         assert_eq!(next_designation(&dl, Some(7), Some(3)), Some(5));
         assert_eq!(next_designation(&dl, Some(7), Some(5)), Some(3));
+        assert_eq!(next_designation(&dl, Some(7), Some(2)), Some(3));
         assert_eq!(next_designation(&datalink(vec![]), Some(7), Some(5)), None);
         // A designated (unlocked) foe gets a dashed box and no seeker tone.
         let (s, st) = (state(), stations());

@@ -197,12 +197,27 @@ pub fn nearest_hostile_contact(
     me: &EntityView,
     max_age_s: f64,
 ) -> Option<ContactView> {
+    nearest_hostile_where(world, me, max_age_s, |_, _| true)
+}
+
+/// The nearest hostile, fresh contact that `accept` takes (given the contact and its squared
+/// distance, m²; ties to the lower entity index): the one target choice of fire control and the
+/// ground sites, which narrow it to their range and arc.
+pub(crate) fn nearest_hostile_where(
+    world: &dyn WorldView,
+    me: &EntityView,
+    max_age_s: f64,
+    mut accept: impl FnMut(&ContactView, f64) -> bool,
+) -> Option<ContactView> {
     let mut best: Option<(f64, ContactView)> = None;
     world.contacts(me.id, &mut |c| {
         if !c.hostile || c.target == me.id || c.age_s.is_nan() || c.age_s > max_age_s {
             return;
         }
         let d = me.distance_sq(c.position);
+        if !accept(c, d) {
+            return;
+        }
         let better = match &best {
             None => true,
             Some((bd, b)) => d < *bd || (d == *bd && c.target.index < b.target.index),

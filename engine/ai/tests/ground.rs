@@ -4,30 +4,12 @@
 //! hostile near its range and fires only inside it.
 
 use fl_ai::weapons::{ContactView, SeekerClass, StationView, StoreKind, WeaponIntent, radar};
-use fl_ai::{Controller, EntityId, EntityView, WorldView};
+use fl_ai::{Controller, EntityId, EntityView};
 use fl_flight::math::{Quat, Vec3, atan2};
 
-struct Scripted {
-    contacts: Vec<ContactView>,
-    stations: Vec<StationView>,
-    radar: u8,
-}
+mod scripted;
 
-impl WorldView for Scripted {
-    fn entity(&self, _: u32) -> Option<EntityView> {
-        None
-    }
-    fn for_each_near(&self, _: Vec3, _: f64, _: &mut dyn FnMut(&EntityView)) {}
-    fn contacts(&self, _: EntityId, visit: &mut dyn FnMut(&ContactView)) {
-        self.contacts.iter().for_each(visit);
-    }
-    fn stores(&self, _: EntityId, visit: &mut dyn FnMut(&StationView)) {
-        self.stations.iter().for_each(visit);
-    }
-    fn radar_mode(&self, _: EntityId) -> Option<u8> {
-        Some(self.radar)
-    }
-}
+use scripted::{Scripted, hostile};
 
 /// The site at the world origin (up = +Y), its launcher's nose along `nose`.
 fn site(orientation: Quat) -> EntityView {
@@ -38,14 +20,7 @@ fn site(orientation: Quat) -> EntityView {
 
 /// A hostile contact at `p`.
 fn contact(p: Vec3, locked: bool) -> ContactView {
-    ContactView {
-        target: EntityId::new(4, 2),
-        hostile: true,
-        position: p,
-        velocity: Vec3::new(230.0, 0.0, 0.0),
-        locked,
-        age_s: 0.0,
-    }
+    hostile(EntityId::new(4, 2), p, Vec3::new(230.0, 0.0, 0.0), locked)
 }
 
 fn sa6_rail() -> StationView {

@@ -5,31 +5,13 @@
 use fl_ai::weapons::{
     ContactView, FireControl, SeekerClass, StationView, StoreKind, WeaponIntent, radar,
 };
-use fl_ai::{EntityId, EntityView, WorldView};
+use fl_ai::{EntityId, EntityView};
 use fl_flight::DT;
 use fl_flight::math::Vec3;
 
-struct Scripted {
-    contacts: Vec<ContactView>,
-    stations: Vec<StationView>,
-    radar: u8,
-}
+mod scripted;
 
-impl WorldView for Scripted {
-    fn entity(&self, _: u32) -> Option<EntityView> {
-        None
-    }
-    fn for_each_near(&self, _: Vec3, _: f64, _: &mut dyn FnMut(&EntityView)) {}
-    fn contacts(&self, _: EntityId, visit: &mut dyn FnMut(&ContactView)) {
-        self.contacts.iter().for_each(visit);
-    }
-    fn stores(&self, _: EntityId, visit: &mut dyn FnMut(&StationView)) {
-        self.stations.iter().for_each(visit);
-    }
-    fn radar_mode(&self, _: EntityId) -> Option<u8> {
-        Some(self.radar)
-    }
-}
+use scripted::{Scripted, hostile};
 
 /// The shooter: at 3 km, nose along world −Z (a point view's orientation).
 fn me() -> EntityView {
@@ -44,14 +26,12 @@ fn me() -> EntityView {
 /// A contact `range` ahead, `off_deg` to the right of the nose.
 fn contact(range: f64, off_deg: f64, locked: bool) -> ContactView {
     let a = off_deg.to_radians();
-    ContactView {
-        target: EntityId::new(1, 1),
-        hostile: true,
-        position: Vec3::new(range * a.sin(), 3000.0, -range * a.cos()),
-        velocity: Vec3::new(0.0, 0.0, -200.0),
+    hostile(
+        EntityId::new(1, 1),
+        Vec3::new(range * a.sin(), 3000.0, -range * a.cos()),
+        Vec3::new(0.0, 0.0, -200.0),
         locked,
-        age_s: 0.0,
-    }
+    )
 }
 
 fn gun(rounds: u32) -> StationView {

@@ -25,12 +25,17 @@
 //! * seekers: [`evaluate_sensor`] with [`Gates::notch_factor`] = the missile's
 //!   `notch_susceptibility`, or a `Sensing` of their own with [`Sensing::set_notch_factor`].
 //!
-//! Must not: depend on fl-content or fl-protocol (the caller converts defs into [`SensorSpec`]
-//! and maps results onto the wire), read the clock, or iterate a hash map.
+//! fl-content's parsed defs convert in [`from_content`] only (fl-combat already sits above
+//! fl-content through fl-terrain, and one conversion serves the server and the tests); the model
+//! itself takes plain [`SensorSpec`]s.
+//!
+//! Must not: depend on fl-protocol (the caller maps results onto the wire), read files or the
+//! clock, or iterate a hash map.
 
 mod contacts;
 mod datalink;
 mod detect;
+pub mod from_content;
 mod geometry;
 mod los;
 mod spec;

@@ -120,7 +120,7 @@ fn fl_content_sensor_defs_convert_to_the_same_specs() {
     let content = support::content(&pack);
     let mut n = 0;
     for def in content.sensors() {
-        let spec = support::spec_from_content(def);
+        let spec = fl_combat::sensing::from_content::spec_from_def(def);
         assert_eq!(spec.validate(), Ok(()), "{}", def.id);
         // The same numbers as this crate's own reading of the file.
         // Builtin defs name their repository path (assets/builtin/…), pack defs a full path.

@@ -34,10 +34,25 @@ pub fn contact_views(
     observer: &EntityView,
     tick: u64,
 ) -> Vec<ContactView> {
+    let mut out = Vec::new();
+    contact_views_into(sensing, views, observer, tick, &mut out);
+    out
+}
+
+/// [`contact_views`] into `out` (cleared first), so the AI pass reuses one buffer per worker
+/// thread across ticks instead of allocating one per AI per tick.
+pub fn contact_views_into(
+    sensing: Option<&Sensing>,
+    views: &[(crate::pool::EntityId, EntityView)],
+    observer: &EntityView,
+    tick: u64,
+    out: &mut Vec<ContactView>,
+) {
+    out.clear();
     let Some(sensing) = sensing else {
-        return Vec::new();
+        return;
     };
-    sensing
+    let found = sensing
         .contacts()
         .iter()
         .filter(|c| c.state != ContactState::Lost)
@@ -58,49 +73,75 @@ pub fn contact_views(
                 locked: c.firing_quality || c.state == ContactState::Locked,
                 age_s,
             })
-        })
-        .collect()
+        });
+    out.extend(found);
 }
 
 /// The stations of a loadout as the AI sees them (index order).
 pub fn stations_of(loadout: &crate::combat::stores::Loadout) -> Vec<StationView> {
-    loadout
-        .stations
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| {
-            let s = s.as_ref()?;
-            let station = u8::try_from(i).ok()?;
-            let kind = match &s.weapon.delivery {
-                // The server's gun is a hitscan ray: no time of flight, no lead.
-                Delivery::Gun(g) => StoreKind::Gun {
-                    range_m: g.range_m,
-                    muzzle_velocity_mps: f64::INFINITY,
-                },
-                Delivery::Missile(m) => {
-                    let p = m.params();
-                    let lobe = &p.seeker.track;
-                    StoreKind::Missile {
-                        seeker: if p.seeker.kind.is_radar() {
-                            SeekerClass::Radar
-                        } else {
-                            SeekerClass::Infrared
-                        },
-                        min_range_m: p.min_range_m,
-                        max_range_m: p.max_range_m,
-                        seeker_half_angle_rad: lobe.az_half_angle_rad.min(lobe.el_half_angle_rad),
-                        time_of_flight_s: p.time_of_flight_s,
-                    }
+    let mut out = Vec::new();
+    stations_into(loadout, &mut out);
+    out
+}
+
+/// [`stations_of`] into `out` (cleared first; a reused buffer, as [`contact_views_into`]).
+pub fn stations_into(loadout: &crate::combat::stores::Loadout, out: &mut Vec<StationView>) {
+    out.clear();
+    let found = loadout.stations.iter().enumerate().filter_map(|(i, s)| {
+        let s = s.as_ref()?;
+        let station = u8::try_from(i).ok()?;
+        let kind = match &s.weapon.delivery {
+            // The server's gun is a hitscan ray: no time of flight, no lead.
+            Delivery::Gun(g) => StoreKind::Gun {
+                range_m: g.range_m,
+                muzzle_velocity_mps: f64::INFINITY,
+            },
+            Delivery::Missile(m) => {
+                let p = m.params();
+                let lobe = &p.seeker.track;
+                StoreKind::Missile {
+                    seeker: if p.seeker.kind.is_radar() {
+                        SeekerClass::Radar
+                    } else {
+                        SeekerClass::Infrared
+                    },
+                    min_range_m: p.min_range_m,
+                    max_range_m: p.max_range_m,
+                    seeker_half_angle_rad: lobe.az_half_angle_rad.min(lobe.el_half_angle_rad),
+                    time_of_flight_s: p.time_of_flight_s,
                 }
-                Delivery::Ballistic(_) | Delivery::Inert => StoreKind::Other,
-            };
-            Some(StationView {
-                station,
-                kind,
-                rounds: s.rounds,
-            })
+            }
+            Delivery::Ballistic(_) | Delivery::Inert => StoreKind::Other,
+        };
+        Some(StationView {
+            station,
+            kind,
+            rounds: s.rounds,
         })
-        .collect()
+    });
+    out.extend(found);
+}
+
+/// One AI's cockpit buffers, kept per worker thread across ticks ([`with_scratch`]).
+#[derive(Debug, Default)]
+pub struct AiScratch {
+    pub contacts: Vec<ContactView>,
+    pub stations: Vec<StationView>,
+}
+
+thread_local! {
+    /// Scratch of the AI pass: each sample fills it afresh (cleared first), so what was left in
+    /// it from another AI or tick never shows; it only saves the allocations.
+    static SCRATCH: std::cell::RefCell<AiScratch> = std::cell::RefCell::default();
+}
+
+/// Runs `f` with this thread's [`AiScratch`] (a fresh one if it is already in use, so a nested
+/// call can never see another's buffers).
+pub fn with_scratch<R>(f: impl FnOnce(&mut AiScratch) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        Err(_) => f(&mut AiScratch::default()),
+    })
 }
 
 /// One AI's world: the shared flight views plus what only its own cockpit knows.
@@ -158,6 +199,7 @@ pub fn pilot_input(intent: &WeaponIntent) -> PilotInput {
         radar_mode: intent.radar_mode.unwrap_or(KEEP),
         // STT without a designation locks the nearest radar contact (fl-combat's rule).
         designate: intent.designate.map(|id| id.index),
+        designate_retry: false,
     }
 }
 
@@ -208,6 +250,40 @@ fn look_along(nose: Vec3, up: Vec3) -> Option<Quat> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reused_buffers_hold_only_this_call() {
+        // A buffer left full by another AI (or tick) shows nothing of it.
+        let me = EntityView::point(EntityId::new(0, 1), 1, Vec3::ZERO, Vec3::ZERO);
+        let stale = ContactView {
+            target: EntityId::new(9, 1),
+            hostile: true,
+            position: Vec3::ZERO,
+            velocity: Vec3::ZERO,
+            locked: true,
+            age_s: 0.0,
+        };
+        let mut contacts = vec![stale; 3];
+        contact_views_into(None, &[], &me, 5, &mut contacts);
+        assert!(contacts.is_empty());
+        let mut stations = vec![
+            StationView {
+                station: 3,
+                kind: StoreKind::Other,
+                rounds: 1,
+            };
+            2
+        ];
+        let empty = crate::combat::stores::Loadout::default();
+        stations_into(&empty, &mut stations);
+        assert_eq!(stations, stations_of(&empty));
+        // The thread's scratch comes back cleared by whoever fills it, and a nested use gets
+        // its own.
+        with_scratch(|outer| {
+            outer.contacts.push(stale);
+            with_scratch(|inner| assert!(inner.contacts.is_empty()));
+        });
+    }
 
     #[test]
     fn an_aircraft_without_sensors_has_no_contacts_whatever_is_near() {

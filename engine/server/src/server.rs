@@ -269,8 +269,10 @@ struct PeerSlot {
     respawn_held: bool,
     /// Service tick of the last message heard from the peer (a silence detector).
     last_heard: u64,
-    /// The newest `InputDesignate` heard, and the one last handed to its aircraft (a
-    /// designation is applied when it changes).
+    /// The `InputDesignate` of the newest input packet (`None` when it carried none), and the
+    /// value last handed to its aircraft. A value is handed on every tick while the client keeps
+    /// asking for it, so one refused before the own sensors held the contact is honoured as soon
+    /// as they do; only a new value's refusal is counted.
     designation: Option<u32>,
     designation_applied: Option<u32>,
 }
@@ -803,11 +805,10 @@ impl Server {
                     Ok(accepted) => {
                         // The ack stamp and camera of the packet's own (newest) input.
                         if let Some(own) = accepted.iter().find(|a| a.seq == input.seq_num) {
-                            if let Some(Ext::InputDesignate(v)) =
-                                packet.ext.get(tag::INPUT_DESIGNATE)
-                            {
-                                slot.designation = Some(v);
-                            }
+                            slot.designation = match packet.ext.get(tag::INPUT_DESIGNATE) {
+                                Some(Ext::InputDesignate(v)) => Some(v),
+                                _ => None,
+                            };
                             slot.snapshots.baselines.on_ack(own.ack);
                             slot.camera_eye = own.wire.camera_eye;
                             slot.last_delay_ticks = now.saturating_sub(own.ack.high);
@@ -854,11 +855,10 @@ impl Server {
                 self.world
                     .set_controls(entity, controls_from_input(&input.wire));
                 crate::combat::set_pilot_input(&mut self.world, entity, &input.wire);
-                if slot.designation != slot.designation_applied {
-                    if let Some(d) = slot.designation {
-                        crate::combat::set_designation(&mut self.world, entity, d);
-                    }
-                    slot.designation_applied = slot.designation;
+                if let Some(d) = slot.designation {
+                    let retry = slot.designation_applied == Some(d);
+                    crate::combat::set_designation(&mut self.world, entity, d, retry);
+                    slot.designation_applied = Some(d);
                 }
                 // The respawn bit is level on the wire and edge-detected here: a held key (or a
                 // repeated input) is one request.

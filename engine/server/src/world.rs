@@ -179,6 +179,8 @@ pub struct World {
     tick: u64,
     workers: Option<rayon::ThreadPool>,
     removed: Vec<EntityId>,
+    /// The AI pass's flight views, kept across ticks so the pass does not allocate them anew.
+    ai_views: Vec<(EntityId, EntityView)>,
     /// Every entity's transform over the last 32 ticks, for hitscan rewinds.
     history: TransformHistory,
 }
@@ -241,6 +243,7 @@ impl World {
             tick: 0,
             workers,
             removed: Vec::new(),
+            ai_views: Vec::new(),
             history: TransformHistory::new(cfg.entity_cap),
             cfg,
         }
@@ -409,12 +412,15 @@ impl World {
             .any(|(_, e)| matches!(e.pilot, Pilot::Ai(_)));
         if has_ai {
             // Projectiles are not aircraft to the AI (sensing will show it missiles later).
-            let views: Vec<(EntityId, EntityView)> = self
-                .pool
-                .iter()
-                .filter(|(_, e)| e.combat.projectile.is_none())
-                .map(|(id, e)| (id, self.view(id, e, wind)))
-                .collect();
+            // The views buffer is kept across ticks (taken out while the pass borrows the pool).
+            let mut views = std::mem::take(&mut self.ai_views);
+            views.clear();
+            views.extend(
+                self.pool
+                    .iter()
+                    .filter(|(_, e)| e.combat.projectile.is_none())
+                    .map(|(id, e)| (id, self.view(id, e, wind))),
+            );
             let grid = GridWorld::from_entities(10_000.0, views.iter().map(|(_, v)| *v));
             let tick = self.tick;
             let planet = self.planet;
@@ -426,22 +432,27 @@ impl World {
                     // Its own cockpit: contacts, stores, radar mode (crate::ai_glue); its weapons
                     // intent goes to combat as a pilot's input would.
                     let me = &views[pos].1;
-                    let stations = crate::ai_glue::stations_of(&e.combat.loadout);
-                    let contacts = crate::ai_glue::contact_views(
-                        e.combat.sensing.as_deref(),
-                        &views,
-                        me,
-                        tick,
-                    );
-                    let world = crate::ai_glue::AiWorld {
-                        grid: &grid,
-                        me,
-                        contacts: &contacts,
-                        stations: &stations,
-                        radar_mode: e.combat.radar_mode,
-                    };
-                    e.controls = ctrl.sample(me, &world, tick);
-                    let intent = ctrl.weapons(me, &world, tick);
+                    // The buffers are this worker thread's, reused across AIs and ticks.
+                    let (controls, intent) = crate::ai_glue::with_scratch(|scratch| {
+                        crate::ai_glue::stations_into(&e.combat.loadout, &mut scratch.stations);
+                        crate::ai_glue::contact_views_into(
+                            e.combat.sensing.as_deref(),
+                            &views,
+                            me,
+                            tick,
+                            &mut scratch.contacts,
+                        );
+                        let world = crate::ai_glue::AiWorld {
+                            grid: &grid,
+                            me,
+                            contacts: &scratch.contacts,
+                            stations: &scratch.stations,
+                            radar_mode: e.combat.radar_mode,
+                        };
+                        let controls = ctrl.sample(me, &world, tick);
+                        (controls, ctrl.weapons(me, &world, tick))
+                    });
+                    e.controls = controls;
                     e.combat.input = Some(crate::ai_glue::pilot_input(&intent));
                     // A ground site points its launcher or gun by turning itself, at a bounded
                     // rate, before fire control reads its nose this tick.
@@ -468,6 +479,7 @@ impl World {
                 Some(pool) => pool.install(|| entities.par_iter_mut().for_each(sample)),
                 None => entities.iter_mut().for_each(sample),
             }
+            self.ai_views = views;
         }
 
         // Integrate pass.

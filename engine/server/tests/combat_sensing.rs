@@ -8,14 +8,13 @@
 mod combat_support;
 mod common;
 
-use combat_support::{Fight, config};
+use combat_support::{Fight, config, station_input};
 use fl_combat::sensing::{self as sn, RadarMode};
 use fl_flight::math::Vec3;
 use fl_protocol::Message;
 use fl_protocol::enums::{ThreatLevel, buttons};
 use fl_protocol::msg::combat::Datalink;
 use fl_protocol::tlv::{Ext, Extensions};
-use fl_server::combat::PilotInput;
 use fl_server::combat::sensors::sensing_id;
 use fl_server::pool::EntityId;
 use fl_server::server::{GeoAnchor, ServerConfig, SpawnPoint};
@@ -29,15 +28,6 @@ fn f16_config() -> ServerConfig {
         player_entity_type: F16A.into(),
         ..config()
     }
-}
-
-fn mode_of(f: &Fight, id: EntityId) -> RadarMode {
-    f.h.server
-        .world()
-        .get(id)
-        .and_then(|e| e.combat.sensing.as_deref())
-        .expect("sensing")
-        .mode()
 }
 
 /// Every datalink message client `c` heard, in order.
@@ -74,25 +64,6 @@ fn enemy_facing(f: &mut Fight, pilot: EntityId, ahead_m: f64) -> EntityId {
         orientation: sn::look_along(p - at, planet.up(at)),
     };
     enemy
-}
-
-fn set_input(f: &mut Fight, id: EntityId, input: PilotInput) {
-    f.h.server
-        .world_mut()
-        .get_mut(id)
-        .expect("entity")
-        .combat
-        .input = Some(input);
-}
-
-fn station_of(f: &Fight, id: EntityId, weapon: &str) -> u8 {
-    let e = f.h.server.world().get(id).expect("entity");
-    e.combat
-        .loadout
-        .stations
-        .iter()
-        .position(|s| s.as_ref().is_some_and(|s| s.weapon.id.ends_with(weapon)))
-        .expect("a station with the weapon") as u8
 }
 
 #[test]
@@ -194,15 +165,15 @@ fn a_radar_mode_out_of_range_is_refused_and_changes_nothing() {
     let me = f.own(0);
     f.trim_all();
     f.run(2);
-    assert_eq!(mode_of(&f, me), RadarMode::Tws, "the boot mode");
+    assert_eq!(f.mode_of(me), RadarMode::Tws, "the boot mode");
     let before = f.h.server.combat().refused.bad_radar_mode;
     f.clients[0].radar_mode = 7;
     f.run(5);
     assert!(f.h.server.combat().refused.bad_radar_mode > before);
-    assert_eq!(mode_of(&f, me), RadarMode::Tws, "unchanged");
+    assert_eq!(f.mode_of(me), RadarMode::Tws, "unchanged");
     f.clients[0].radar_mode = 1;
     f.run(3);
-    assert_eq!(mode_of(&f, me), RadarMode::Search);
+    assert_eq!(f.mode_of(me), RadarMode::Search);
 }
 
 #[test]
@@ -214,12 +185,7 @@ fn the_datalink_carries_the_track_an_enemy_lock_and_its_radar_missile_launch() {
     f.trim_all();
     let enemy = enemy_facing(&mut f, me, 15_000.0);
     // The enemy's radar in STT: it designates the nearest radar contact and locks it.
-    f.h.server
-        .world_mut()
-        .get_mut(enemy)
-        .and_then(|e| e.combat.sensing.as_deref_mut())
-        .expect("sensing")
-        .set_mode(RadarMode::Stt);
+    f.set_mode(enemy, RadarMode::Stt);
     f.run(240);
     let lock =
         f.h.server
@@ -258,16 +224,11 @@ fn the_datalink_carries_the_track_an_enemy_lock_and_its_radar_missile_launch() {
         last.threats
     );
     // Now it fires an AIM-7M at the pilot: the RWR hears the launch.
-    let station = station_of(&f, enemy, "aim7m");
-    let fire = |buttons: u8| PilotInput {
-        buttons,
-        selected_station: station,
-        radar_mode: 255,
-        designate: None,
-    };
-    set_input(&mut f, enemy, fire(0));
+    let station = f.station_of(enemy, "aim7m");
+    let fire = |buttons: u8| station_input(station, buttons, 255);
+    f.set_input(enemy, fire(0));
     f.run(1);
-    set_input(&mut f, enemy, fire(buttons::FIRE_STORE));
+    f.set_input(enemy, fire(buttons::FIRE_STORE));
     f.run(1);
     assert_eq!(f.h.server.combat().totals.stores_released, 1);
     let n = datalinks(&f, 0).len();
@@ -288,12 +249,7 @@ fn sparrow_shot(seed: u64, drop_lock_after: Option<usize>) -> Option<f64> {
     let me = f.own(0);
     f.trim_all();
     let enemy = enemy_facing(&mut f, me, 12_000.0);
-    f.h.server
-        .world_mut()
-        .get_mut(enemy)
-        .and_then(|e| e.combat.sensing.as_deref_mut())
-        .expect("sensing")
-        .set_mode(RadarMode::Stt);
+    f.set_mode(enemy, RadarMode::Stt);
     let locked = (0..600).any(|_| {
         f.run(1);
         f.h.server
@@ -302,16 +258,11 @@ fn sparrow_shot(seed: u64, drop_lock_after: Option<usize>) -> Option<f64> {
             .any(|c| c.firing_quality && c.target == sensing_id(me))
     });
     assert!(locked, "the launcher locks the pilot");
-    let station = station_of(&f, enemy, "aim7m");
-    let fire = |buttons: u8, radar_mode: u8| PilotInput {
-        buttons,
-        selected_station: station,
-        radar_mode,
-        designate: None,
-    };
-    set_input(&mut f, enemy, fire(0, 255));
+    let station = f.station_of(enemy, "aim7m");
+    let fire = |buttons: u8, radar_mode: u8| station_input(station, buttons, radar_mode);
+    f.set_input(enemy, fire(0, 255));
     f.run(1);
-    set_input(&mut f, enemy, fire(buttons::FIRE_STORE, 255));
+    f.set_input(enemy, fire(buttons::FIRE_STORE, 255));
     f.run(1);
     assert_eq!(f.h.server.combat().totals.stores_released, 1, "fired");
     let missile_alive = |f: &Fight| {
@@ -323,7 +274,7 @@ fn sparrow_shot(seed: u64, drop_lock_after: Option<usize>) -> Option<f64> {
     let full = f.hp(me);
     for t in 0..(60 * 40) {
         if drop_lock_after == Some(t) {
-            set_input(&mut f, enemy, fire(0, 1));
+            f.set_input(enemy, fire(0, 1));
         }
         f.run(1);
         if !missile_alive(&f) {

@@ -202,7 +202,12 @@ fn table(t: &Terrain, name: &str, pts: &[(&'static str, Q)], order: &[usize]) ->
 
 fn terrains() -> Vec<(&'static str, Terrain)> {
     let mut v = vec![("base", Terrain::default())];
-    if let Some((_, t)) = support::fixture_terrain(TerrainConfig::default()) {
+    // Without the pack this is a partial skip (recorded, and a failure under
+    // FL_REQUIRE_FIXTURES=1), not a whole-test one: the base half still runs.
+    if let Some((_, t)) = support::fixture_terrain_or(
+        TerrainConfig::default(),
+        "checked the base-only half of the table",
+    ) {
         v.push(("pack", t));
     }
     v
@@ -260,9 +265,6 @@ fn heights_are_bit_identical_to_the_recorded_table() {
                 expect[bad[0].0]
             );
         }
-    }
-    if terrains.len() < 2 {
-        eprintln!("fixture pack not found: only the base-only half of the table was checked");
     }
 }
 

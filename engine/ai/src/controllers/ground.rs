@@ -11,7 +11,7 @@ use crate::controller::{Controller, ParamError, check_range, idle_controls};
 use crate::view::{EntityId, EntityView, WorldView};
 use crate::weapons::{
     ContactView, FireControl, FireParams, StationView, StoreKind, WeaponIntent, gun_aim_point,
-    radar,
+    nearest_hostile_where, radar,
 };
 use fl_flight::math::Vec3;
 use fl_flight::{Controls, DT};
@@ -138,24 +138,9 @@ fn nearest_in(
     range_m: f64,
     max_age_s: f64,
 ) -> Option<ContactView> {
-    let mut best: Option<(f64, ContactView)> = None;
-    world.contacts(me.id, &mut |c| {
-        if !c.hostile || c.target == me.id || c.age_s.is_nan() || c.age_s > max_age_s {
-            return;
-        }
-        let d2 = me.distance_sq(c.position);
-        if d2.is_nan() || d2 > range_m * range_m || !arc.holds(me, c.position) {
-            return;
-        }
-        let better = match &best {
-            None => true,
-            Some((bd, b)) => d2 < *bd || (d2 == *bd && c.target.index < b.target.index),
-        };
-        if better {
-            best = Some((d2, *c));
-        }
-    });
-    best.map(|(_, c)| c)
+    nearest_hostile_where(world, me, max_age_s, |c, d2| {
+        !d2.is_nan() && d2 <= range_m * range_m && arc.holds(me, c.position)
+    })
 }
 
 /// The contact on `target`, if the site still holds a fresh hostile one.

@@ -1,9 +1,9 @@
 //! Shared helpers of fl-combat's sensing tests and bench: the fixture pack's sensor files and
-//! entity signatures read into this crate's specs (a stand-in for the integrator's converter from
-//! fl-content's defs), the pack's terrain, and aiming an observer.
+//! entity signatures read into this crate's specs straight from the TOML (an independent reading
+//! to check `sensing::from_content` against), the pack's terrain, and aiming an observer.
 #![allow(dead_code)]
 
-use fl_combat::sensing::{Doppler, Lobe, SensorKind, SensorSpec, Signatures};
+use fl_combat::sensing::{Lobe, SensorKind, SensorSpec, Signatures};
 use fl_content::{Content, ErrorPolicy, LoadOptions};
 use fl_flight::geodetic::{self, Enu};
 use fl_flight::gravity::Planet;
@@ -93,40 +93,4 @@ pub fn content(pack: &Path) -> Content {
         ..Default::default()
     })
     .expect("content loads")
-}
-
-/// fl-content's sensor def as this crate's spec, without the pack's exceptions by id: the
-/// production conversion is fl-server's `combat::sensors::spec_from_def` (tested against the
-/// pack in engine/server/tests/combat_sensing.rs; this crate cannot depend on fl-content). This
-/// copy checks that fl-content's numbers match this crate's own reading of the files. fl-content holds the track's hold on the def;
-/// the search lobe holds nothing. `doppler`: `Some(true)` pulse-doppler, `Some(false)` no
-/// look-down, absent: the kind's default.
-pub fn spec_from_content(d: &fl_content::SensorDef) -> SensorSpec {
-    let kind = match d.kind {
-        fl_content::SensorType::Radar => SensorKind::Radar,
-        fl_content::SensorType::Ir => SensorKind::Ir,
-        fl_content::SensorType::Visual => SensorKind::Visual,
-        fl_content::SensorType::Laser => SensorKind::Laser,
-    };
-    let lobe = |l: &fl_content::Lobe, hold: f64| Lobe {
-        az_half_rad: l.az_half_angle_rad,
-        el_half_rad: l.el_half_angle_rad,
-        min_range_m: l.min_range_m,
-        max_range_m: l.max_range_m,
-        pod: l.pod,
-        lock_hold_s: hold,
-    };
-    let mut spec = SensorSpec::new(
-        kind,
-        d.emitter,
-        d.omnidirectional,
-        lobe(&d.search, 0.0),
-        d.track.as_ref().map(|t| lobe(t, d.lock_hold_s)),
-    );
-    match d.doppler {
-        Some(true) => spec.doppler = Doppler::default_for(SensorKind::Radar),
-        Some(false) => spec.doppler = Doppler::NO_LOOK_DOWN,
-        None => {}
-    }
-    spec
 }

@@ -56,6 +56,11 @@ pub struct PilotInput {
     /// A new designation asked for this tick (`InputDesignate`: an entity index, or
     /// `fl_protocol::tlv::DESIGNATE_NONE` to clear); `None`: unchanged.
     pub designate: Option<u32>,
+    /// `designate` repeats one already tried (the pilot still asks for it): applied as soon as
+    /// the sensors hold the contact, and a refusal is not counted again (it was, the first
+    /// time), so a designation made before the own radar saw the target is honoured once it
+    /// does, and a peer repeating a bad one every input costs one refusal, not one a tick.
+    pub designate_retry: bool,
 }
 
 /// One entity's combat state.
@@ -280,22 +285,26 @@ pub fn set_pilot_input(world: &mut World, id: EntityId, input: &ClientInput) {
             selected_station: input.selected_station,
             radar_mode: input.radar_mode,
             designate: None,
+            designate_retry: false,
         });
     }
 }
 
-/// Hands a pilot's new designation (`InputDesignate`) to its aircraft's fire control; call
-/// after [`set_pilot_input`] on the tick it changed. The combat step designates it only when
-/// the aircraft's sensors hold a contact on it (else refused, `bad_designation`).
-pub fn set_designation(world: &mut World, id: EntityId, target: u32) {
+/// Hands a pilot's designation (`InputDesignate`) to its aircraft's fire control; call after
+/// [`set_pilot_input`] on every tick the pilot asks for it. The combat step designates it only
+/// when the aircraft's sensors hold a contact on it, else refuses it without effect — counted
+/// (`bad_designation`) on a new value, silently on a `retry` of the value asked for before.
+pub fn set_designation(world: &mut World, id: EntityId, target: u32, retry: bool) {
     if let Some(e) = world.get_mut(id) {
         let input = e.combat.input.get_or_insert(PilotInput {
             buttons: e.combat.held,
             selected_station: KEEP,
             radar_mode: KEEP,
             designate: None,
+            designate_retry: false,
         });
         input.designate = Some(target);
+        input.designate_retry = retry;
     }
 }
 

@@ -22,11 +22,11 @@ use crate::spatial::SpatialIndex;
 use crate::world::{Entity, World};
 use fl_combat::flyout::spec::SeekerKind;
 use fl_combat::sensing::{
-    self as sn, CheckTime, Contact, Doppler, Emitter, Environment, Launch, Lobe,
-    LowAltitudeClutter, MAX_DATALINK_THREATS, MAX_DATALINK_TRACKS, MAX_SENSORS, Observer, Relation,
-    Sensing, SensingWorld, SensorKind, SensorSpec, Signatures, Target,
+    self as sn, CheckTime, Contact, Emitter, Environment, Launch, MAX_DATALINK_THREATS,
+    MAX_DATALINK_TRACKS, MAX_SENSORS, Observer, Relation, Sensing, SensingWorld, SensorKind,
+    SensorSpec, Target,
 };
-use fl_content::{Content, EntityDef, SensorDef};
+use fl_content::{Content, EntityDef};
 use fl_flight::math::{Vec3, sqrt};
 use fl_protocol::enums::{ContactState as WireState, Identification, SensorType, ThreatLevel};
 use fl_protocol::msg::combat::{Datalink, DatalinkThreat, DatalinkTrack};
@@ -40,62 +40,8 @@ pub const DATALINK_EVERY_TICKS: u64 = 10;
 /// Cell of the candidates' spatial hash, m.
 const CELL_M: f64 = 10_000.0;
 
-/// The part of a sensor id after its pack namespace (`fl-base:apq159` → `apq159`).
-fn bare_id(id: &str) -> &str {
-    id.rsplit(':').next().unwrap_or(id)
-}
-
-/// fl-content's sensor def as fl-combat's spec: the lobes field for field (fl-content already
-/// converted to SI; an omnidirectional lobe's 180°/90° "full sphere" is kept as is), the def's
-/// `lock_hold_s` on the track lobe (the search lobe holds nothing), `doppler` `Some(true)` →
-/// pulse-doppler, `Some(false)` → no look-down, absent → the kind's default; then the pack's
-/// three documented exceptions by id (docs/sensing.md, "For the integrator"): `apq159` and
-/// `rp22` have no look-down, `rpk2` suffers ground clutter under 60 m.
-pub fn spec_from_def(d: &SensorDef) -> SensorSpec {
-    let kind = match d.kind {
-        fl_content::SensorType::Radar => SensorKind::Radar,
-        fl_content::SensorType::Ir => SensorKind::Ir,
-        fl_content::SensorType::Visual => SensorKind::Visual,
-        fl_content::SensorType::Laser => SensorKind::Laser,
-    };
-    let lobe = |l: &fl_content::Lobe, hold: f64| Lobe {
-        az_half_rad: l.az_half_angle_rad,
-        el_half_rad: l.el_half_angle_rad,
-        min_range_m: l.min_range_m,
-        max_range_m: l.max_range_m,
-        pod: l.pod,
-        lock_hold_s: hold,
-    };
-    let mut spec = SensorSpec::new(
-        kind,
-        d.emitter,
-        d.omnidirectional,
-        lobe(&d.search, 0.0),
-        d.track.as_ref().map(|t| lobe(t, d.lock_hold_s)),
-    );
-    match d.doppler {
-        Some(true) => spec.doppler = Doppler::default_for(SensorKind::Radar),
-        Some(false) => spec.doppler = Doppler::NO_LOOK_DOWN,
-        None => {}
-    }
-    // The pack writes no key for these yet; its comments ask for them.
-    match bare_id(&d.id) {
-        "apq159" | "rp22" if d.doppler.is_none() => spec.doppler = Doppler::NO_LOOK_DOWN,
-        "rpk2" => spec.low_clutter = Some(LowAltitudeClutter::UNDER_60_M),
-        _ => {}
-    }
-    spec
-}
-
-/// An entity def's `[signatures]` as fl-combat's.
-pub fn signatures_from_def(s: &fl_content::entity::Signatures) -> Signatures {
-    Signatures {
-        rcs: s.rcs,
-        ir: s.ir,
-        visual: s.visual,
-        laser: s.laser,
-    }
-}
+// The conversion of fl-content's defs is fl-combat's (one copy for the server and the tests).
+pub use fl_combat::sensing::from_content::{signatures_from_def, spec_from_def};
 
 /// What an entity type brings to sensing: its sensor suite (slot = index), what it presents to
 /// others, and its crew's skill.
@@ -539,12 +485,6 @@ pub fn datalink_for(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bare_ids_drop_the_namespace() {
-        assert_eq!(bare_id("fl-base:apq159"), "apq159");
-        assert_eq!(bare_id("rpk2"), "rpk2");
-    }
 
     #[test]
     fn ids_pack_index_and_generation() {

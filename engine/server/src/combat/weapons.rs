@@ -192,7 +192,13 @@ fn fire_one(sys: &mut CombatSystem, world: &mut World, id: EntityId, tick: u64) 
     }
     let station_ok = select(&mut sys.refused, e, &input);
     if let Some(d) = input.designate {
-        designate(&mut sys.refused, e, d, designee.flatten());
+        designate(
+            &mut sys.refused,
+            e,
+            d,
+            input.designate_retry,
+            designee.flatten(),
+        );
     }
     if pressed(buttons::EJECT) && e.owner().is_some() && matches!(e.body, Body::Aircraft { .. }) {
         tracing::info!(entity = ?id, "ejected");
@@ -248,15 +254,21 @@ fn select(refused: &mut Refusals, e: &mut crate::world::Entity, input: &PilotInp
 
 /// Applies a designation (`InputDesignate`): clearing always works; a target is designated only
 /// when the aircraft's sensors hold a contact on it (`target` is the entity in the named slot),
-/// else refused without effect.
+/// else refused without effect — counted unless it is a `retry` of one refused before.
 fn designate(
     refused: &mut Refusals,
     e: &mut crate::world::Entity,
     wire: u32,
+    retry: bool,
     target: Option<fl_combat::sensing::EntityId>,
 ) {
+    let mut refuse = || {
+        if !retry {
+            refused.bad_designation += 1;
+        }
+    };
     let Some(s) = e.combat.sensing.as_deref_mut() else {
-        refused.bad_designation += 1;
+        refuse();
         return;
     };
     if wire == fl_protocol::tlv::DESIGNATE_NONE {
@@ -265,7 +277,7 @@ fn designate(
     }
     match target.filter(|t| s.contact(*t).is_some_and(|c| c.state.held())) {
         Some(t) => s.designate(Some(t)),
-        None => refused.bad_designation += 1,
+        None => refuse(),
     }
 }
 

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use crate::common::{Harness, TestClient};
+use fl_combat::sensing::RadarMode;
 use fl_content::{Content, LoadOptions};
 use fl_net::Channel;
 use fl_net::linksim::LinkConfig;
@@ -13,6 +14,7 @@ use fl_protocol::msg::handshake::{ConnectRequest, PackManifestEntry};
 use fl_protocol::snapshot::{SnapshotRecord, WorldSnapshot};
 use fl_protocol::tlv::{EffectRecord, Ext, tag};
 use fl_protocol::{Message, PROTOCOL_VERSION};
+use fl_server::combat::PilotInput;
 use fl_server::pool::EntityId;
 use fl_server::server::{ServerConfig, SpawnPoint};
 use fl_server::types::TypeRegistry;
@@ -193,6 +195,62 @@ impl Fight {
 
     pub fn hp(&self, id: EntityId) -> f64 {
         self.h.server.world().get(id).expect("alive").combat.hp
+    }
+
+    /// Hands `id`'s fire control this tick's input directly (an aircraft nobody flies).
+    pub fn set_input(&mut self, id: EntityId, input: PilotInput) {
+        self.h
+            .server
+            .world_mut()
+            .get_mut(id)
+            .expect("entity")
+            .combat
+            .input = Some(input);
+    }
+
+    /// The first station of `id` carrying a weapon whose id ends with `weapon`.
+    pub fn station_of(&self, id: EntityId, weapon: &str) -> u8 {
+        let e = self.h.server.world().get(id).expect("entity");
+        e.combat
+            .loadout
+            .stations
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.weapon.id.ends_with(weapon)))
+            .expect("a station with the weapon") as u8
+    }
+
+    /// `id`'s radar mode.
+    pub fn mode_of(&self, id: EntityId) -> RadarMode {
+        self.h
+            .server
+            .world()
+            .get(id)
+            .and_then(|e| e.combat.sensing.as_deref())
+            .expect("sensing")
+            .mode()
+    }
+
+    /// Sets `id`'s radar mode directly (an aircraft nobody flies).
+    pub fn set_mode(&mut self, id: EntityId, mode: RadarMode) {
+        self.h
+            .server
+            .world_mut()
+            .get_mut(id)
+            .and_then(|e| e.combat.sensing.as_deref_mut())
+            .expect("sensing")
+            .set_mode(mode);
+    }
+}
+
+/// A pilot input pressing `buttons` with `station` selected and radar mode byte `radar_mode`
+/// (255 keeps), designating nothing.
+pub fn station_input(station: u8, buttons: u8, radar_mode: u8) -> PilotInput {
+    PilotInput {
+        buttons,
+        selected_station: station,
+        radar_mode,
+        designate: None,
+        designate_retry: false,
     }
 }
 

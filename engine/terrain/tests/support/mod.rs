@@ -22,6 +22,15 @@ pub fn fixture_terrain(cfg: TerrainConfig) -> Option<(PathBuf, Terrain)> {
     Some((pack, Terrain::from_content(&c, cfg)))
 }
 
+/// The fixture pack's terrain for a test that still checks something without it (`instead`
+/// says what, in the partial-skip line); `None` without the pack (a failure under
+/// `FL_REQUIRE_FIXTURES=1`).
+pub fn fixture_terrain_or(cfg: TerrainConfig, instead: &str) -> Option<(PathBuf, Terrain)> {
+    let pack = fl_fixtures::fixture_pack_or(instead)?;
+    let c = content(std::slice::from_ref(&pack));
+    Some((pack, Terrain::from_content(&c, cfg)))
+}
+
 /// A minimal pack manifest.
 pub fn write_manifest(dir: &Path, id: &str, version: &str, priority: i32) {
     std::fs::create_dir_all(dir).expect("mkdir");
