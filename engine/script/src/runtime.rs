@@ -147,7 +147,8 @@ string.dump = nil
 -- Nobody may reach or change the strings' shared metatable (its __index is the string library).
 getmetatable("").__metatable = false
 
-load = function(chunk, name, mode, env)
+load = function(...)
+  local chunk, name, _, env = ...
   if type(chunk) ~= "string" then error("load: only source strings are accepted in the sandbox", 2) end
   if #chunk > MAX_CHUNK then error("load: chunk too large", 2) end
   if select('#', ...) >= 4 or env ~= nil then return raw_load(chunk, name, "t", env) end
