@@ -64,11 +64,20 @@ fn pairs_order_is_the_same_in_two_processes() {
     let mut orders = Vec::new();
     for _ in 0..2 {
         let out = Command::new(&me)
-            .args(["--exact", "pairs_order_is_the_same_in_two_processes", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "pairs_order_is_the_same_in_two_processes",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_VAR, "1")
             .output()
             .expect("the test binary runs");
-        assert!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "child failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         let line = stdout
             .lines()
@@ -81,6 +90,12 @@ fn pairs_order_is_the_same_in_two_processes() {
     // Sanity: the order is not trivially sorted (else the test could not tell seeds apart).
     let sorted: Vec<String> = (1..=40).map(|i| i.to_string()).collect();
     assert!(!here.starts_with(&sorted.join(",")), "{here}");
-    assert_eq!(orders[0], orders[1], "two processes iterated pairs differently");
-    assert_eq!(orders[0], here, "a child and this process iterated pairs differently");
+    assert_eq!(
+        orders[0], orders[1],
+        "two processes iterated pairs differently"
+    );
+    assert_eq!(
+        orders[0], here,
+        "a child and this process iterated pairs differently"
+    );
 }

@@ -34,76 +34,77 @@ impl MockHost {
     /// with a player-owned friendly jet and hostile trucks.
     pub fn busy() -> Self {
         let vel = Vec3::new(200.0, 0.0, 0.0);
-        let mut h = MockHost::default();
-        h.contacts = vec![
-            Contact {
-                idx: 7,
-                pos: at_home(6000.0, 1000.0, 3200.0),
-                vel,
-                faction: 2,
-                age_s: 0.0,
-                reacted: true,
-                state: ContactState::Locked,
-            },
-            Contact {
-                idx: 8,
-                pos: at_home(-3000.0, 500.0, 2000.0),
-                vel,
-                faction: 2,
-                age_s: 12.0,
-                reacted: true,
-                state: ContactState::Coasting,
-            },
-            Contact {
-                idx: 9,
-                pos: at_home(800.0, 0.0, 3000.0),
-                vel,
-                faction: 1,
-                age_s: 0.0,
-                reacted: false,
-                state: ContactState::Detected,
-            },
-        ];
-        h.entities = vec![
-            EntityInfo {
-                idx: 1,
-                pos: at_home(0.0, 0.0, 3000.0),
-                vel: Vec3::new(120.0, 0.0, 0.0),
-                quat: Quat::IDENTITY,
-                faction: 1,
-                dead: false,
-                player_owned: true,
-            },
-            EntityInfo {
-                idx: 20,
-                pos: at_home(9000.0, 10000.0, 600.0),
-                vel: Vec3::ZERO,
-                quat: Quat::IDENTITY,
-                faction: 2,
-                dead: false,
-                player_owned: false,
-            },
-            EntityInfo {
-                idx: 21,
-                pos: at_home(9200.0, 10260.0, 600.0),
-                vel: Vec3::ZERO,
-                quat: Quat::IDENTITY,
-                faction: 2,
-                dead: true,
-                player_owned: false,
-            },
-        ];
-        h
+        MockHost {
+            contacts: vec![
+                Contact {
+                    idx: 7,
+                    pos: at_home(6000.0, 1000.0, 3200.0),
+                    vel,
+                    faction: 2,
+                    age_s: 0.0,
+                    reacted: true,
+                    state: ContactState::Locked,
+                },
+                Contact {
+                    idx: 8,
+                    pos: at_home(-3000.0, 500.0, 2000.0),
+                    vel,
+                    faction: 2,
+                    age_s: 12.0,
+                    reacted: true,
+                    state: ContactState::Coasting,
+                },
+                Contact {
+                    idx: 9,
+                    pos: at_home(800.0, 0.0, 3000.0),
+                    vel,
+                    faction: 1,
+                    age_s: 0.0,
+                    reacted: false,
+                    state: ContactState::Detected,
+                },
+            ],
+            entities: vec![
+                EntityInfo {
+                    idx: 1,
+                    pos: at_home(0.0, 0.0, 3000.0),
+                    vel: Vec3::new(120.0, 0.0, 0.0),
+                    quat: Quat::IDENTITY,
+                    faction: 1,
+                    dead: false,
+                    player_owned: true,
+                },
+                EntityInfo {
+                    idx: 20,
+                    pos: at_home(9000.0, 10000.0, 600.0),
+                    vel: Vec3::ZERO,
+                    quat: Quat::IDENTITY,
+                    faction: 2,
+                    dead: false,
+                    player_owned: false,
+                },
+                EntityInfo {
+                    idx: 21,
+                    pos: at_home(9200.0, 10260.0, 600.0),
+                    vel: Vec3::ZERO,
+                    quat: Quat::IDENTITY,
+                    faction: 2,
+                    dead: true,
+                    player_owned: false,
+                },
+            ],
+            ..MockHost::default()
+        }
     }
 
     /// Moves everything on by `dt` and advances the clock.
     pub fn advance(&mut self, dt: f64) {
         self.elapsed_s += dt;
         for c in &mut self.contacts {
-            c.pos = c.pos + c.vel * dt;
+            c.pos += c.vel * dt;
         }
         for e in &mut self.entities {
-            e.pos = e.pos + e.vel * dt;
+            e.pos += e.vel * dt;
         }
     }
 }
@@ -152,5 +153,5 @@ pub fn own_aircraft() -> AircraftView {
 
 /// Flies `own` crudely along its velocity (no flight model: scripts only need a moving state).
 pub fn drift(own: &mut AircraftView, dt: f64) {
-    own.pos = own.pos + own.vel * dt;
+    own.pos += own.vel * dt;
 }
