@@ -1044,6 +1044,12 @@ impl ScriptInstance {
         self.disabled.as_deref()
     }
 
+    /// VM instructions the last call ran, counted in steps of 1,000 (the hook's period): a
+    /// call under 1,000 instructions reads 0.
+    pub fn instructions_last_call(&self) -> u64 {
+        self.budget.used.get()
+    }
+
     /// Bytes the state holds now.
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()

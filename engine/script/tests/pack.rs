@@ -97,6 +97,22 @@ fn fighter_engages_the_locked_contact() {
     );
     assert!(controls.iter().any(|c| c.aileron != 0.0));
     assert!(controls.iter().all(|c| (-1.0..=1.0).contains(&c.elevator)));
+    // How much of the budget a real controller uses (reported in docs/lua-api.md).
+    let mut inst = ScriptInstance::load(&sources, "fighter", 7, Limits::default()).expect("loads");
+    let mut host = MockHost::busy();
+    let mut most = 0;
+    for tick in 0..60 {
+        let _ = inst.compute_control(&mut host, &own_aircraft(), tick, 1.0 / 60.0);
+        most = most.max(inst.instructions_last_call());
+    }
+    eprintln!(
+        "fighter.lua: at most {most} instructions per call (1,000 granularity), {} bytes",
+        inst.used_memory()
+    );
+    assert!(
+        most < Limits::default().instructions_per_call / 10,
+        "{most}"
+    );
 }
 
 #[test]
