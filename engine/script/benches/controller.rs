@@ -37,6 +37,15 @@ fn bench(c: &mut Criterion) {
         })
     });
 
+    // The floor: a script that returns an empty table (bridge, state table, hook, reading back).
+    let empty = ScriptSources::from_map([("empty", "function compute_control() return {} end")])
+        .unwrap_or_default();
+    if let Ok(mut floor) = ScriptInstance::load(&empty, "empty", 1, Limits::default()) {
+        c.bench_function("empty_compute_control", |b| {
+            b.iter(|| black_box(floor.compute_control(&mut host, black_box(&own), 1, 1.0 / 60.0)))
+        });
+    }
+
     // 100 entities, each with its own state (what a tick of 100 Lua-flown aircraft costs).
     let mut fleet: Vec<ScriptInstance> = (0..100)
         .map(

@@ -136,7 +136,7 @@ fn truncate(mut text: String, max: usize) -> String {
 /// and builds `print`, `say`, `os.clock` and the `world` library over the Rust functions it is
 /// given. It returns the function that runs pending `world.on_trigger` checks.
 const PRELUDE: &str = r#"
-local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo = ...
+local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity = ...
 local type, error, tostring, select, rawget = type, error, tostring, select, rawget
 local concat, remove, min = table.concat, table.remove, math.min
 local raw_load, raw_pcall, raw_xpcall, raw_setmt, raw_cg = load, pcall, xpcall, setmetatable, collectgarbage
@@ -211,7 +211,117 @@ world = {
   end,
 }
 
-return function()
+-- Tables are built here, in the VM, rather than field by field from Rust: pushing each key
+-- string through the C API costs more than the whole of a small script.
+local function V(p, what)
+  if type(p) ~= "table" then error(what .. ": expected a {x, y, z} table, got " .. type(p), 3) end
+  return p.x, p.y, p.z
+end
+local function Q(q, what)
+  if type(q) ~= "table" then error(what .. ": expected a {x, y, z, w} table, got " .. type(q), 3) end
+  return q.x, q.y, q.z, q.w
+end
+local function N(v, what, i)
+  if type(v) ~= "number" then error(what .. ": argument " .. i .. " must be a number, got " .. type(v), 3) end
+  return v
+end
+local function O(v, what, i)
+  if v ~= nil and type(v) ~= "number" then error(what .. ": argument " .. i .. " must be a number or nil, got " .. type(v), 3) end
+  return v
+end
+guidance = {
+  altitude = function(p, r) local x, y, z = V(p, "guidance.altitude") return g.altitude(x, y, z, O(r, "guidance.altitude", 2)) end,
+  geodetic = function(p, r)
+    local x, y, z = V(p, "guidance.geodetic")
+    local lat, lon, alt = g.geodetic(x, y, z, O(r, "guidance.geodetic", 2))
+    return { lat = lat, lon = lon, alt = alt }
+  end,
+  body_forward = function(q)
+    local x, y, z = g.body_forward(Q(q, "guidance.body_forward"))
+    return { x = x, y = y, z = z }
+  end,
+  heading_error = function(q, p, t, r)
+    local W = "guidance.heading_error"
+    local qx, qy, qz, qw = Q(q, W)
+    local px, py, pz = V(p, W)
+    local tx, ty, tz = V(t, W)
+    return g.heading_error(qx, qy, qz, qw, px, py, pz, tx, ty, tz, O(r, W, 4))
+  end,
+  pitch_of = function(q, p, r)
+    local W = "guidance.pitch_of"
+    local qx, qy, qz, qw = Q(q, W)
+    local px, py, pz = V(p, W)
+    return g.pitch_of(qx, qy, qz, qw, px, py, pz, O(r, W, 3))
+  end,
+  bank_of = function(q, p, r)
+    local W = "guidance.bank_of"
+    local qx, qy, qz, qw = Q(q, W)
+    local px, py, pz = V(p, W)
+    return g.bank_of(qx, qy, qz, qw, px, py, pz, O(r, W, 3))
+  end,
+  pitch_error_from_alt = function(q, p, e, r)
+    local W = "guidance.pitch_error_from_alt"
+    local qx, qy, qz, qw = Q(q, W)
+    local px, py, pz = V(p, W)
+    return g.pitch_error_from_alt(qx, qy, qz, qw, px, py, pz, N(e, W, 3), O(r, W, 4))
+  end,
+  elevator_from_pitch_error = function(e) return g.elevator_from_pitch_error(N(e, "guidance.elevator_from_pitch_error", 1)) end,
+  bank_to_turn_aileron = function(e) return g.bank_to_turn_aileron(N(e, "guidance.bank_to_turn_aileron", 1)) end,
+  turn_aileron = function(q, p, e, r, mb)
+    local W = "guidance.turn_aileron"
+    local qx, qy, qz, qw = Q(q, W)
+    local px, py, pz = V(p, W)
+    return g.turn_aileron(qx, qy, qz, qw, px, py, pz, N(e, W, 3), O(r, W, 4), O(mb, W, 5))
+  end,
+  coordinated_rudder = function(a) return g.coordinated_rudder(N(a, "guidance.coordinated_rudder", 1)) end,
+  sideslip = function(q, v)
+    local W = "guidance.sideslip"
+    local qx, qy, qz, qw = Q(q, W)
+    local vx, vy, vz = V(v, W)
+    return g.sideslip(qx, qy, qz, qw, vx, vy, vz)
+  end,
+  rudder_to_coordinate = function(b) return g.rudder_to_coordinate(N(b, "guidance.rudder_to_coordinate", 1)) end,
+  elevator_for_altitude_hold = function(q, p, v, alt, r, aoa, rate)
+    local W = "guidance.elevator_for_altitude_hold"
+    local qx, qy, qz, qw = Q(q, W)
+    local px, py, pz = V(p, W)
+    local vx, vy, vz = V(v, W)
+    return g.elevator_for_altitude_hold(qx, qy, qz, qw, px, py, pz, vx, vy, vz, N(alt, W, 4),
+      O(r, W, 5), O(aoa, W, 6), O(rate, W, 7))
+  end,
+}
+
+local CONTACT_STATE = { [0] = "detected", [1] = "locked", [2] = "coasting" }
+detected_contacts = function()
+  local f, out = q_contacts(), {}
+  for i = 0, #f // 11 - 1 do
+    local b = i * 11
+    out[i + 1] = {
+      idx = f[b + 1], pos = { x = f[b + 2], y = f[b + 3], z = f[b + 4] },
+      vel = { x = f[b + 5], y = f[b + 6], z = f[b + 7] }, faction = f[b + 8], age_s = f[b + 9],
+      reacted = f[b + 10] ~= 0, state = CONTACT_STATE[f[b + 11]],
+    }
+  end
+  return out
+end
+nearby_entities = function(x, z, r)
+  local W = "nearby_entities(x, z, radius_m)"
+  local f, out = q_nearby(N(x, W, 1), N(z, W, 2), N(r, W, 3)), {}
+  for i = 0, #f // 4 - 1 do
+    local b = i * 4
+    out[i + 1] = { idx = f[b + 1], pos = { x = f[b + 2], y = f[b + 3], z = f[b + 4] } }
+  end
+  return out
+end
+get_entity = function(idx)
+  local i, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, dead, player_owned = q_entity(idx)
+  if i == nil then return nil end
+  return { idx = i, pos = { x = px, y = py, z = pz }, vel = { x = vx, y = vy, z = vz },
+           quat = { x = qx, y = qy, z = qz, w = qw }, faction = faction, dead = dead,
+           player_owned = player_owned }
+end
+
+local function run_triggers()
   local i = 1
   while i <= n do
     local t = triggers[i]
@@ -224,149 +334,116 @@ return function()
     end
   end
 end
+
+-- One tick: build `state`, call the controller, run pending triggers, and hand back the
+-- returned table's fields, read raw (a metatable on the result runs nothing).
+return function(cc, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
+                dmg, dead, player_owned, owner_id, type_index)
+  local out = cc({
+    idx = idx, pos = { x = px, y = py, z = pz }, vel = { x = vx, y = vy, z = vz },
+    quat = { x = qx, y = qy, z = qz, w = qw }, faction = faction, hp = hp, max_hp = max_hp,
+    damage_level = dmg, dead = dead, player_owned = player_owned, owner_id = owner_id,
+    type_index = type_index,
+  }, tick, dt)
+  run_triggers()
+  if type(out) ~= "table" then return type(out) end
+  return "table", rawget(out, "aileron"), rawget(out, "elevator"), rawget(out, "rudder"),
+    rawget(out, "throttle"), rawget(out, "speedbrake"), rawget(out, "afterburner"),
+    rawget(out, "gear_down"), rawget(out, "trigger"), rawget(out, "release"),
+    rawget(out, "weapon_station")
+end
 "#;
 
-fn vec3_table(lua: &Lua, v: Vec3) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 3)?;
-    t.raw_set("x", v.x)?;
-    t.raw_set("y", v.y)?;
-    t.raw_set("z", v.z)?;
-    Ok(t)
+fn radius(r: Option<f64>) -> f64 {
+    r.unwrap_or(EARTH_RADIUS_M)
 }
 
-fn quat_table(lua: &Lua, q: Quat) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 4)?;
-    t.raw_set("x", q.x)?;
-    t.raw_set("y", q.y)?;
-    t.raw_set("z", q.z)?;
-    t.raw_set("w", q.w)?;
-    Ok(t)
-}
-
-fn num_field(t: &Table, key: &str, what: &str) -> mlua::Result<f64> {
-    match t.raw_get::<Value>(key)? {
-        Value::Integer(i) => Ok(i as f64),
-        Value::Number(n) => Ok(n),
-        other => Err(mlua::Error::runtime(format!(
-            "{what}: field `{key}` must be a number, got {}",
-            other.type_name()
-        ))),
-    }
-}
-
-fn read_vec3(v: Value, what: &str) -> mlua::Result<Vec3> {
-    match v {
-        Value::Table(t) => Ok(Vec3::new(
-            num_field(&t, "x", what)?,
-            num_field(&t, "y", what)?,
-            num_field(&t, "z", what)?,
-        )),
-        other => Err(mlua::Error::runtime(format!(
-            "{what}: expected a {{x, y, z}} table, got {}",
-            other.type_name()
-        ))),
-    }
-}
-
-fn read_quat(v: Value, what: &str) -> mlua::Result<Quat> {
-    match v {
-        Value::Table(t) => Ok(Quat {
-            w: num_field(&t, "w", what)?,
-            x: num_field(&t, "x", what)?,
-            y: num_field(&t, "y", what)?,
-            z: num_field(&t, "z", what)?,
-        }),
-        other => Err(mlua::Error::runtime(format!(
-            "{what}: expected a {{x, y, z, w}} table, got {}",
-            other.type_name()
-        ))),
-    }
-}
-
-fn opt_num(v: Option<f64>, default: f64) -> f64 {
-    v.unwrap_or(default)
-}
-
-/// The `guidance` table.
+/// The flat Rust half of `guidance` (numbers in, numbers out); the prelude's wrappers unpack
+/// the scripts' tables and build the returned ones.
 fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
+    type Q4 = (f64, f64, f64, f64);
+    fn q((x, y, z, w): Q4) -> Quat {
+        Quat { w, x, y, z }
+    }
     let g = lua.create_table()?;
     g.set(
         "altitude",
-        lua.create_function(|_, (p, r): (Value, Option<f64>)| {
-            Ok(guidance::altitude(
-                read_vec3(p, "guidance.altitude")?,
-                opt_num(r, EARTH_RADIUS_M),
-            ))
+        lua.create_function(|_, (x, y, z, r): (f64, f64, f64, Option<f64>)| {
+            Ok(guidance::altitude(Vec3::new(x, y, z), radius(r)))
         })?,
     )?;
     g.set(
         "geodetic",
-        lua.create_function(|lua, (p, r): (Value, Option<f64>)| {
-            let (lat, lon, alt) = guidance::geodetic(
-                read_vec3(p, "guidance.geodetic")?,
-                opt_num(r, EARTH_RADIUS_M),
-            );
-            let t = lua.create_table_with_capacity(0, 3)?;
-            t.raw_set("lat", lat)?;
-            t.raw_set("lon", lon)?;
-            t.raw_set("alt", alt)?;
-            Ok(t)
+        lua.create_function(|_, (x, y, z, r): (f64, f64, f64, Option<f64>)| {
+            Ok(guidance::geodetic(Vec3::new(x, y, z), radius(r)))
         })?,
     )?;
     g.set(
         "body_forward",
-        lua.create_function(|lua, q: Value| {
-            vec3_table(
-                lua,
-                guidance::body_forward(read_quat(q, "guidance.body_forward")?),
-            )
+        lua.create_function(|_, qq: Q4| {
+            let f = guidance::body_forward(q(qq));
+            Ok((f.x, f.y, f.z))
         })?,
     )?;
     g.set(
         "heading_error",
-        lua.create_function(|_, (q, p, t, r): (Value, Value, Value, Option<f64>)| {
-            const W: &str = "guidance.heading_error";
-            Ok(guidance::heading_error(
-                read_quat(q, W)?,
-                read_vec3(p, W)?,
-                read_vec3(t, W)?,
-                opt_num(r, EARTH_RADIUS_M),
-            ))
-        })?,
+        lua.create_function(
+            |_,
+             (qx, qy, qz, qw, px, py, pz, tx, ty, tz, r): (
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                Option<f64>,
+            )| {
+                Ok(guidance::heading_error(
+                    q((qx, qy, qz, qw)),
+                    Vec3::new(px, py, pz),
+                    Vec3::new(tx, ty, tz),
+                    radius(r),
+                ))
+            },
+        )?,
     )?;
-    g.set(
-        "pitch_of",
-        lua.create_function(|_, (q, p, r): (Value, Value, Option<f64>)| {
-            const W: &str = "guidance.pitch_of";
-            Ok(guidance::pitch_of(
-                read_quat(q, W)?,
-                read_vec3(p, W)?,
-                opt_num(r, EARTH_RADIUS_M),
-            ))
-        })?,
-    )?;
-    g.set(
-        "bank_of",
-        lua.create_function(|_, (q, p, r): (Value, Value, Option<f64>)| {
-            const W: &str = "guidance.bank_of";
-            Ok(guidance::bank_of(
-                read_quat(q, W)?,
-                read_vec3(p, W)?,
-                opt_num(r, EARTH_RADIUS_M),
-            ))
-        })?,
-    )?;
+    g.set("pitch_of", lua.create_function(
+        |_, (qx, qy, qz, qw, px, py, pz, r): (f64, f64, f64, f64, f64, f64, f64, Option<f64>)| {
+            Ok(guidance::pitch_of(q((qx, qy, qz, qw)), Vec3::new(px, py, pz), radius(r)))
+        },
+    )?)?;
+    g.set("bank_of", lua.create_function(
+        |_, (qx, qy, qz, qw, px, py, pz, r): (f64, f64, f64, f64, f64, f64, f64, Option<f64>)| {
+            Ok(guidance::bank_of(q((qx, qy, qz, qw)), Vec3::new(px, py, pz), radius(r)))
+        },
+    )?)?;
     g.set(
         "pitch_error_from_alt",
-        lua.create_function(|_, (q, p, e, r): (Value, Value, f64, Option<f64>)| {
-            const W: &str = "guidance.pitch_error_from_alt";
-            Ok(guidance::pitch_error_from_alt(
-                read_quat(q, W)?,
-                read_vec3(p, W)?,
-                e,
-                opt_num(r, EARTH_RADIUS_M),
-            ))
-        })?,
+        lua.create_function(
+            |_,
+             (qx, qy, qz, qw, px, py, pz, e, r): (
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                Option<f64>,
+            )| {
+                Ok(guidance::pitch_error_from_alt(
+                    q((qx, qy, qz, qw)),
+                    Vec3::new(px, py, pz),
+                    e,
+                    radius(r),
+                ))
+            },
+        )?,
     )?;
     g.set(
         "elevator_from_pitch_error",
@@ -379,14 +456,25 @@ fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
     g.set(
         "turn_aileron",
         lua.create_function(
-            |_, (q, p, e, r, mb): (Value, Value, f64, Option<f64>, Option<f64>)| {
-                const W: &str = "guidance.turn_aileron";
+            |_,
+             (qx, qy, qz, qw, px, py, pz, e, r, mb): (
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                f64,
+                Option<f64>,
+                Option<f64>,
+            )| {
                 Ok(guidance::turn_aileron(
-                    read_quat(q, W)?,
-                    read_vec3(p, W)?,
+                    q((qx, qy, qz, qw)),
+                    Vec3::new(px, py, pz),
                     e,
-                    opt_num(r, EARTH_RADIUS_M),
-                    opt_num(mb, guidance::DEFAULT_MAX_BANK),
+                    radius(r),
+                    mb.unwrap_or(guidance::DEFAULT_MAX_BANK),
                 ))
             },
         )?,
@@ -397,10 +485,14 @@ fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
     )?;
     g.set(
         "sideslip",
-        lua.create_function(|_, (q, v): (Value, Value)| {
-            const W: &str = "guidance.sideslip";
-            Ok(guidance::sideslip(read_quat(q, W)?, read_vec3(v, W)?))
-        })?,
+        lua.create_function(
+            |_, (qx, qy, qz, qw, vx, vy, vz): (f64, f64, f64, f64, f64, f64, f64)| {
+                Ok(guidance::sideslip(
+                    q((qx, qy, qz, qw)),
+                    Vec3::new(vx, vy, vz),
+                ))
+            },
+        )?,
     )?;
     g.set(
         "rudder_to_coordinate",
@@ -408,33 +500,39 @@ fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
     )?;
     g.set(
         "elevator_for_altitude_hold",
-        lua.create_function(
-            |_,
-             (q, p, v, alt, r, aoa, rate): (
-                Value,
-                Value,
-                Value,
-                f64,
-                Option<f64>,
-                Option<f64>,
-                Option<f64>,
-            )| {
-                const W: &str = "guidance.elevator_for_altitude_hold";
-                let d = AltHold::default();
-                let o = AltHold {
-                    radius_m: opt_num(r, d.radius_m),
-                    max_aoa_rad: opt_num(aoa, d.max_aoa_rad),
-                    pitch_rate_rad_s: opt_num(rate, d.pitch_rate_rad_s),
+        lua.create_function(|_, args: MultiValue| {
+            let mut n = [0.0f64; 11];
+            let mut opt = [None::<f64>; 3];
+            for (i, v) in args.iter().enumerate().take(14) {
+                let x = match v {
+                    Value::Integer(k) => Some(*k as f64),
+                    Value::Number(x) => Some(*x),
+                    _ => None,
                 };
-                Ok(guidance::elevator_for_altitude_hold(
-                    read_quat(q, W)?,
-                    read_vec3(p, W)?,
-                    read_vec3(v, W)?,
-                    alt,
-                    o,
-                ))
-            },
-        )?,
+                if i < 11 {
+                    n[i] = x.ok_or_else(|| {
+                        mlua::Error::runtime(format!(
+                            "guidance.elevator_for_altitude_hold: bad number (#{i})"
+                        ))
+                    })?;
+                } else {
+                    opt[i - 11] = x;
+                }
+            }
+            let d = AltHold::default();
+            let o = AltHold {
+                radius_m: opt[0].unwrap_or(d.radius_m),
+                max_aoa_rad: opt[1].unwrap_or(d.max_aoa_rad),
+                pitch_rate_rad_s: opt[2].unwrap_or(d.pitch_rate_rad_s),
+            };
+            Ok(guidance::elevator_for_altitude_hold(
+                q((n[0], n[1], n[2], n[3])),
+                Vec3::new(n[4], n[5], n[6]),
+                Vec3::new(n[7], n[8], n[9]),
+                n[10],
+                o,
+            ))
+        })?,
     )?;
     Ok(g)
 }
@@ -494,52 +592,44 @@ fn world_table(lua: &Lua) -> mlua::Result<Table> {
     Ok(w)
 }
 
-/// The host queries scripts call: `detected_contacts`, `nearby_entities`, `get_entity`. Each
-/// forwards to the bridge the current call installed; outside a call (a script's top level)
-/// there is no world: empty lists and `nil`.
-fn install_host_queries(lua: &Lua, g: &Table) -> mlua::Result<()> {
+/// The flat host queries the prelude's `detected_contacts`, `nearby_entities` and `get_entity`
+/// wrap. Each forwards to the bridge the current call installed; outside a call (a script's top
+/// level) there is no world: empty lists and `nil`.
+fn host_queries(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
     fn bridge(lua: &Lua) -> mlua::Result<Option<Function>> {
         lua.named_registry_value::<Option<Function>>(HOST_KEY)
     }
-    g.set(
-        "detected_contacts",
-        lua.create_function(|lua, ()| match bridge(lua)? {
-            Some(f) => f.call::<Value>((0u8, 0.0, 0.0, 0.0)),
-            None => Ok(Value::Table(lua.create_table()?)),
-        })?,
-    )?;
-    g.set(
-        "nearby_entities",
-        lua.create_function(|lua, (x, z, r): (f64, f64, f64)| {
-            if !(x.is_finite() && z.is_finite() && r.is_finite()) {
-                return Err(mlua::Error::runtime(
-                    "nearby_entities(x, z, radius_m): arguments must be finite numbers",
-                ));
-            }
-            match bridge(lua)? {
-                Some(f) => f.call::<Value>((1u8, x, z, r.clamp(0.0, 1.0e7))),
-                None => Ok(Value::Table(lua.create_table()?)),
-            }
-        })?,
-    )?;
-    g.set(
-        "get_entity",
-        lua.create_function(|lua, idx: Value| {
-            let idx = match idx {
-                Value::Integer(i) if (0..=u32::MAX as i64).contains(&i) => i as f64,
-                Value::Number(n) if n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&n) => n,
-                _ => return Ok(Value::Nil),
-            };
-            match bridge(lua)? {
-                Some(f) => f.call::<Value>((2u8, idx, 0.0, 0.0)),
-                None => Ok(Value::Nil),
-            }
-        })?,
-    )?;
-    Ok(())
+    let contacts = lua.create_function(|lua, ()| match bridge(lua)? {
+        Some(f) => f.call::<MultiValue>((0u8, 0.0, 0.0, 0.0)),
+        None => Ok(MultiValue::from_iter([Value::Table(lua.create_table()?)])),
+    })?;
+    let nearby = lua.create_function(|lua, (x, z, r): (f64, f64, f64)| {
+        if !(x.is_finite() && z.is_finite() && r.is_finite()) {
+            return Err(mlua::Error::runtime(
+                "nearby_entities(x, z, radius_m): arguments must be finite numbers",
+            ));
+        }
+        match bridge(lua)? {
+            Some(f) => f.call::<MultiValue>((1u8, x, z, r.clamp(0.0, 1.0e7))),
+            None => Ok(MultiValue::from_iter([Value::Table(lua.create_table()?)])),
+        }
+    })?;
+    let entity = lua.create_function(|lua, idx: Value| {
+        let idx = match idx {
+            Value::Integer(i) if (0..=u32::MAX as i64).contains(&i) => i as f64,
+            Value::Number(n) if n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&n) => n,
+            _ => return Ok(MultiValue::new()),
+        };
+        match bridge(lua)? {
+            Some(f) => f.call::<MultiValue>((2u8, idx, 0.0, 0.0)),
+            None => Ok(MultiValue::new()),
+        }
+    })?;
+    Ok((contacts, nearby, entity))
 }
 
-/// Answers one host query with the host of the current call.
+/// Answers one host query with the host of the current call, as flat numbers (a sequence for
+/// the lists, values for one entity) the prelude turns into tables.
 fn host_query(
     lua: &Lua,
     host: &dyn ScriptHost,
@@ -547,85 +637,119 @@ fn host_query(
     a: f64,
     b: f64,
     c: f64,
-) -> mlua::Result<Value> {
+) -> mlua::Result<MultiValue> {
     match op {
         0 => {
             let contacts = host.detected_contacts();
-            let n = contacts.len().min(MAX_CONTACTS);
-            let out = lua.create_table_with_capacity(n, 0)?;
-            for (i, k) in contacts.iter().take(n).enumerate() {
-                let t = lua.create_table_with_capacity(0, 7)?;
-                t.raw_set("idx", k.idx)?;
-                t.raw_set("pos", vec3_table(lua, k.pos)?)?;
-                t.raw_set("vel", vec3_table(lua, k.vel)?)?;
-                t.raw_set("faction", k.faction)?;
-                t.raw_set("age_s", k.age_s)?;
-                t.raw_set("reacted", k.reacted)?;
-                t.raw_set("state", k.state.as_str())?;
-                out.raw_set(i + 1, t)?;
+            let mut flat = Vec::with_capacity(contacts.len().min(MAX_CONTACTS) * 11);
+            for k in contacts.iter().take(MAX_CONTACTS) {
+                let state = match k.state {
+                    crate::ContactState::Detected => 0.0,
+                    crate::ContactState::Locked => 1.0,
+                    crate::ContactState::Coasting => 2.0,
+                };
+                flat.extend([
+                    f64::from(k.idx),
+                    k.pos.x,
+                    k.pos.y,
+                    k.pos.z,
+                    k.vel.x,
+                    k.vel.y,
+                    k.vel.z,
+                    f64::from(k.faction),
+                    k.age_s,
+                    if k.reacted { 1.0 } else { 0.0 },
+                    state,
+                ]);
             }
-            Ok(Value::Table(out))
+            let t = lua.create_sequence_from(flat)?;
+            // Integral fields as Lua integers, so `c.idx == other.idx` and printing look right.
+            for i in 0..t.raw_len() / 11 {
+                let b = i * 11;
+                for off in [1, 8, 11] {
+                    let v: f64 = t.raw_get(b + off)?;
+                    t.raw_set(b + off, v as i64)?;
+                }
+            }
+            Ok(MultiValue::from_iter([Value::Table(t)]))
         }
         1 => {
             let hits = host.nearby_entities(a, b, c);
-            let n = hits.len().min(MAX_NEARBY);
-            let out = lua.create_table_with_capacity(n, 0)?;
-            for (i, e) in hits.iter().take(n).enumerate() {
-                let t = lua.create_table_with_capacity(0, 2)?;
-                t.raw_set("idx", e.idx)?;
-                t.raw_set("pos", vec3_table(lua, e.pos)?)?;
-                out.raw_set(i + 1, t)?;
+            let t = lua.create_table_with_capacity(hits.len().min(MAX_NEARBY) * 4, 0)?;
+            for (i, e) in hits.iter().take(MAX_NEARBY).enumerate() {
+                t.raw_set(i * 4 + 1, i64::from(e.idx))?;
+                t.raw_set(i * 4 + 2, e.pos.x)?;
+                t.raw_set(i * 4 + 3, e.pos.y)?;
+                t.raw_set(i * 4 + 4, e.pos.z)?;
             }
-            Ok(Value::Table(out))
+            Ok(MultiValue::from_iter([Value::Table(t)]))
         }
         _ => match host.get_entity(a as u32) {
-            Some(e) => {
-                let t = lua.create_table_with_capacity(0, 7)?;
-                t.raw_set("idx", e.idx)?;
-                t.raw_set("pos", vec3_table(lua, e.pos)?)?;
-                t.raw_set("vel", vec3_table(lua, e.vel)?)?;
-                t.raw_set("quat", quat_table(lua, e.quat)?)?;
-                t.raw_set("faction", e.faction)?;
-                t.raw_set("dead", e.dead)?;
-                t.raw_set("player_owned", e.player_owned)?;
-                Ok(Value::Table(t))
-            }
-            None => Ok(Value::Nil),
+            Some(e) => Ok(MultiValue::from_iter([
+                Value::Integer(i64::from(e.idx)),
+                Value::Number(e.pos.x),
+                Value::Number(e.pos.y),
+                Value::Number(e.pos.z),
+                Value::Number(e.vel.x),
+                Value::Number(e.vel.y),
+                Value::Number(e.vel.z),
+                Value::Number(e.quat.x),
+                Value::Number(e.quat.y),
+                Value::Number(e.quat.z),
+                Value::Number(e.quat.w),
+                Value::Integer(i64::from(e.faction)),
+                Value::Boolean(e.dead),
+                Value::Boolean(e.player_owned),
+            ])),
+            None => Ok(MultiValue::new()),
         },
     }
 }
 
-fn state_table(lua: &Lua, s: &AircraftView) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 12)?;
-    t.raw_set("idx", s.idx)?;
-    t.raw_set("pos", vec3_table(lua, s.pos)?)?;
-    t.raw_set("vel", vec3_table(lua, s.vel)?)?;
-    t.raw_set("quat", quat_table(lua, s.quat)?)?;
-    t.raw_set("faction", s.faction)?;
-    t.raw_set("hp", s.hp)?;
-    t.raw_set("max_hp", s.max_hp)?;
-    t.raw_set("damage_level", s.damage_level)?;
-    t.raw_set("dead", s.dead)?;
-    t.raw_set("player_owned", s.player_owned)?;
-    t.raw_set("owner_id", s.owner_id)?;
-    t.raw_set("type_index", s.type_index)?;
-    Ok(t)
+/// The step function's arguments: the controller, tick, dt, then `state`'s fields flat.
+fn step_args(control: &Function, s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
+    MultiValue::from_iter([
+        Value::Function(control.clone()),
+        Value::Integer(tick.min(i64::MAX as u64) as i64),
+        Value::Number(dt),
+        Value::Integer(i64::from(s.idx)),
+        Value::Number(s.pos.x),
+        Value::Number(s.pos.y),
+        Value::Number(s.pos.z),
+        Value::Number(s.vel.x),
+        Value::Number(s.vel.y),
+        Value::Number(s.vel.z),
+        Value::Number(s.quat.x),
+        Value::Number(s.quat.y),
+        Value::Number(s.quat.z),
+        Value::Number(s.quat.w),
+        Value::Integer(i64::from(s.faction)),
+        Value::Number(s.hp),
+        Value::Number(s.max_hp),
+        Value::Integer(i64::from(s.damage_level)),
+        Value::Boolean(s.dead),
+        Value::Boolean(s.player_owned),
+        Value::Integer(i64::from(s.owner_id)),
+        Value::Integer(i64::from(s.type_index)),
+    ])
 }
 
-/// Reads a returned control table: only the known fields, raw (no metamethods run), bounded.
-fn read_controls(v: Value) -> Result<ScriptControls, String> {
-    let t = match v {
-        Value::Nil => return Ok(ScriptControls::default()),
-        Value::Table(t) => t,
-        other => {
-            return Err(format!(
-                "compute_control must return a table, got {}",
-                other.type_name()
-            ));
-        }
+/// Reads the step function's answer: the returned value's type, then the known fields (read
+/// raw in Lua), bounded.
+fn read_controls(ret: MultiValue) -> Result<ScriptControls, String> {
+    let mut it = ret.into_iter();
+    let kind = match it.next() {
+        Some(Value::String(s)) => s.to_string_lossy(),
+        _ => "nil".to_string(),
     };
-    let num = |k: &str, lo: f64, hi: f64| -> Result<f64, String> {
-        match t.raw_get::<Value>(k).map_err(|e| e.to_string())? {
+    match kind.as_str() {
+        "table" => {}
+        "nil" => return Ok(ScriptControls::default()),
+        other => return Err(format!("compute_control must return a table, got {other}")),
+    }
+    let mut next = || it.next().unwrap_or(Value::Nil);
+    let num = |v: Value, k: &str, lo: f64, hi: f64| -> Result<f64, String> {
+        match v {
             Value::Nil => Ok(0.0),
             Value::Integer(i) => Ok((i as f64).clamp(lo, hi)),
             // NaN and ±inf read as 0: a script's 0/0 must not reach the flight model.
@@ -637,8 +761,8 @@ fn read_controls(v: Value) -> Result<ScriptControls, String> {
             )),
         }
     };
-    let flag = |k: &str| -> Result<bool, String> {
-        match t.raw_get::<Value>(k).map_err(|e| e.to_string())? {
+    let flag = |v: Value, k: &str| -> Result<bool, String> {
+        match v {
             Value::Nil => Ok(false),
             Value::Boolean(b) => Ok(b),
             other => Err(format!(
@@ -647,10 +771,16 @@ fn read_controls(v: Value) -> Result<ScriptControls, String> {
             )),
         }
     };
-    let station = match t
-        .raw_get::<Value>("weapon_station")
-        .map_err(|e| e.to_string())?
-    {
+    let aileron = num(next(), "aileron", -1.0, 1.0)?;
+    let elevator = num(next(), "elevator", -1.0, 1.0)?;
+    let rudder = num(next(), "rudder", -1.0, 1.0)?;
+    let throttle = num(next(), "throttle", 0.0, 1.0)?;
+    let speedbrake = num(next(), "speedbrake", 0.0, 1.0)?;
+    let afterburner = flag(next(), "afterburner")?;
+    let gear_down = flag(next(), "gear_down")?;
+    let trigger = flag(next(), "trigger")?;
+    let release = flag(next(), "release")?;
+    let weapon_station = match next() {
         Value::Nil => None,
         Value::Integer(i) => u8::try_from(i).ok().filter(|s| *s <= 254),
         Value::Number(n) if n.fract() == 0.0 && (0.0..=254.0).contains(&n) => Some(n as u8),
@@ -663,16 +793,16 @@ fn read_controls(v: Value) -> Result<ScriptControls, String> {
         }
     };
     Ok(ScriptControls {
-        aileron: num("aileron", -1.0, 1.0)?,
-        elevator: num("elevator", -1.0, 1.0)?,
-        rudder: num("rudder", -1.0, 1.0)?,
-        throttle: num("throttle", 0.0, 1.0)?,
-        speedbrake: num("speedbrake", 0.0, 1.0)?,
-        afterburner: flag("afterburner")?,
-        gear_down: flag("gear_down")?,
-        trigger: flag("trigger")?,
-        release: flag("release")?,
-        weapon_station: station,
+        aileron,
+        elevator,
+        rudder,
+        throttle,
+        speedbrake,
+        afterburner,
+        gear_down,
+        trigger,
+        release,
+        weapon_station,
     })
 }
 
@@ -850,8 +980,9 @@ impl ScriptInstance {
             Ok(())
         })?;
         let clock = lua.create_function(|lua, ()| Ok(elapsed(lua)))?;
-        globals.set("guidance", guidance_table(lua)?)?;
-        install_host_queries(lua, globals)?;
+        let (q_contacts, q_nearby, q_entity) = host_queries(lua)?;
+        // Every global the scripts see is set by the prelude (and `require`).
+        let _ = globals;
         let prelude = PRELUDE.replace("MAX_CHUNK", &MAX_SCRIPT_BYTES.to_string());
         lua.load(prelude.as_str())
             .set_name("=sandbox")
@@ -864,6 +995,10 @@ impl ScriptInstance {
                 world_table(lua)?,
                 (seed >> 32) as i64,
                 (seed & 0xffff_ffff) as i64,
+                guidance_table(lua)?,
+                q_contacts,
+                q_nearby,
+                q_entity,
             ))
     }
 
@@ -1009,11 +1144,8 @@ impl ScriptInstance {
         let triggers = self.triggers.clone();
         let limit = self.limits.instructions_per_call;
         let state = *state;
-        let ret = self.run(host, limit, |lua| {
-            let st = state_table(lua, &state)?;
-            let v = control.call::<Value>((st, tick, dt))?;
-            triggers.call::<()>(())?;
-            Ok(v)
+        let ret = self.run(host, limit, |_| {
+            triggers.call::<MultiValue>(step_args(&control, &state, tick, dt))
         });
         match ret {
             Ok(v) => match read_controls(v) {
