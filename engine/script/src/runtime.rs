@@ -354,6 +354,34 @@ return function(cc, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, facti
 end
 "#;
 
+/// `heading_error`'s flat arguments: quaternion, own position, target, radius.
+type HeadingArgs = (
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    Option<f64>,
+);
+/// `turn_aileron`'s flat arguments: quaternion, position, heading error, radius, bank limit.
+type TurnArgs = (
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    Option<f64>,
+    Option<f64>,
+);
+
 fn radius(r: Option<f64>) -> f64 {
     r.unwrap_or(EARTH_RADIUS_M)
 }
@@ -388,20 +416,7 @@ fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
     g.set(
         "heading_error",
         lua.create_function(
-            |_,
-             (qx, qy, qz, qw, px, py, pz, tx, ty, tz, r): (
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                Option<f64>,
-            )| {
+            |_, (qx, qy, qz, qw, px, py, pz, tx, ty, tz, r): HeadingArgs| {
                 Ok(guidance::heading_error(
                     q((qx, qy, qz, qw)),
                     Vec3::new(px, py, pz),
@@ -455,29 +470,15 @@ fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
     )?;
     g.set(
         "turn_aileron",
-        lua.create_function(
-            |_,
-             (qx, qy, qz, qw, px, py, pz, e, r, mb): (
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                f64,
-                Option<f64>,
-                Option<f64>,
-            )| {
-                Ok(guidance::turn_aileron(
-                    q((qx, qy, qz, qw)),
-                    Vec3::new(px, py, pz),
-                    e,
-                    radius(r),
-                    mb.unwrap_or(guidance::DEFAULT_MAX_BANK),
-                ))
-            },
-        )?,
+        lua.create_function(|_, (qx, qy, qz, qw, px, py, pz, e, r, mb): TurnArgs| {
+            Ok(guidance::turn_aileron(
+                q((qx, qy, qz, qw)),
+                Vec3::new(px, py, pz),
+                e,
+                radius(r),
+                mb.unwrap_or(guidance::DEFAULT_MAX_BANK),
+            ))
+        })?,
     )?;
     g.set(
         "coordinated_rudder",
