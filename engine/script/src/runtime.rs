@@ -134,7 +134,8 @@ fn truncate(mut text: String, max: usize) -> String {
 /// The sandbox's Lua side: it replaces or removes what a script must not reach, wraps `pcall`,
 /// `xpcall` and `coroutine.resume/close` so an exhausted budget or memory cannot be swallowed,
 /// and builds `print`, `say`, `os.clock` and the `world` library over the Rust functions it is
-/// given. It returns the function that runs pending `world.on_trigger` checks.
+/// given, and the `guidance` and host-query wrappers. It returns the per-tick step function
+/// (build `state`, call the controller, run pending `world.on_trigger` checks, unpack the result).
 const PRELUDE: &str = r#"
 local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity = ...
 local type, error, tostring, select, rawget = type, error, tostring, select, rawget
@@ -842,7 +843,7 @@ pub struct ScriptInstance {
     limits: Limits,
     budget: Rc<Budget>,
     control: Option<Function>,
-    triggers: Function,
+    step: Function,
     disabled: Option<String>,
 }
 
@@ -886,7 +887,7 @@ impl ScriptInstance {
         });
 
         let globals = lua.globals();
-        let triggers = Self::install(&lua, &globals, &budget, seed).map_err(sandbox)?;
+        let step = Self::install(&lua, &globals, &budget, seed).map_err(sandbox)?;
         Self::install_require(&lua, &globals, sources).map_err(sandbox)?;
 
         let hook_budget = budget.clone();
@@ -923,7 +924,7 @@ impl ScriptInstance {
             limits,
             budget,
             control: None,
-            triggers,
+            step,
             disabled: None,
         };
         let chunk_name = format!("@ai/{name}.lua");
@@ -1142,11 +1143,11 @@ impl ScriptInstance {
             }
             return self.disabled_outcome(was_disabled);
         };
-        let triggers = self.triggers.clone();
+        let step = self.step.clone();
         let limit = self.limits.instructions_per_call;
         let state = *state;
         let ret = self.run(host, limit, |_| {
-            triggers.call::<MultiValue>(step_args(&control, &state, tick, dt))
+            step.call::<MultiValue>(step_args(&control, &state, tick, dt))
         });
         match ret {
             Ok(v) => match read_controls(v) {
