@@ -2,16 +2,17 @@
 //! armed with 32 of them firing their guns continuously and 16 launching their AIM-9Ps — the
 //! tick's p50 and p99 over 600 ticks, one worker thread; and the unarmed world without sensing
 //! (every F-5E's APQ-159 and eyeball checked at 10 Hz otherwise), for sensing's cost per check.
+//! The shooters fire through the AI's own weapons path ([`Shooter`]: a loiter that holds the
+//! trigger or presses release), as the server's AI pass replaces any input set from outside.
 //! Prints a table; `harness = false`
 //! because the world changes as it fights (a criterion iteration would not repeat the same work).
 //!
 //! `cargo bench -p fl-server --bench combat`
 
-use fl_ai::{FactoryContext, build_from_line};
+use fl_ai::{Controller, EntityView, FactoryContext, WeaponIntent, WorldView, build_from_line};
 use fl_content::{Content, LoadOptions};
+use fl_flight::Controls;
 use fl_net::linksim::{SimEndpointConfig, SimNetwork};
-use fl_protocol::enums::buttons;
-use fl_protocol::msg::world::ClientInput;
 use fl_server::pool::EntityId;
 use fl_server::server::{Server, ServerConfig, SpawnPoint};
 use fl_server::types::TypeRegistry;
@@ -35,7 +36,20 @@ fn server(types: &TypeRegistry, armed: bool, sensing: bool) -> (Server, Vec<Enti
     let t = s.types().index_of("fl-base:f5e").expect("f5e");
     let mut ids = Vec::new();
     for i in 0..AIRCRAFT {
-        let ctrl = build_from_line("loiter", &FactoryContext::default()).expect("loiter");
+        let k = i as usize;
+        let fire = if !armed || k % 2 == 0 {
+            Fire::Never
+        } else if k < GUNNERS * 2 {
+            Fire::Gun
+        } else if k < (GUNNERS + LAUNCHERS) * 2 {
+            Fire::Store
+        } else {
+            Fire::Never
+        };
+        let ctrl: Box<dyn Controller> = Box::new(Shooter {
+            fly: build_from_line("loiter", &FactoryContext::default()).expect("loiter"),
+            fire,
+        });
         // Pairs in trail 300 m apart, the pairs 1.5 km apart: every gunner has a target.
         let at = SpawnPoint {
             x: f64::from(i / 2 % 16) * 1500.0,
@@ -63,30 +77,9 @@ fn server(types: &TypeRegistry, armed: bool, sensing: bool) -> (Server, Vec<Enti
 }
 
 fn run(types: &TypeRegistry, armed: bool, sensing: bool) -> (Vec<Duration>, String, u64) {
-    let (mut s, ids) = server(types, armed, sensing);
+    let (mut s, _ids) = server(types, armed, sensing);
     let mut times = Vec::with_capacity(TICKS);
-    for tick in 0..TICKS {
-        if armed {
-            for (k, &id) in ids.iter().enumerate() {
-                let mut b = 0;
-                if k < GUNNERS * 2 && k % 2 == 1 {
-                    b |= buttons::GUN;
-                }
-                if (GUNNERS * 2..(GUNNERS + LAUNCHERS) * 2).contains(&k)
-                    && k % 2 == 1
-                    && tick % 120 < 2
-                {
-                    b |= buttons::FIRE_STORE;
-                }
-                let input = ClientInput {
-                    buttons: b,
-                    selected_station: 255,
-                    radar_mode: 255,
-                    ..ClientInput::default()
-                };
-                fl_server::combat::set_pilot_input(s.world_mut(), id, &input);
-            }
-        }
+    for _ in 0..TICKS {
         let t0 = Instant::now();
         s.tick();
         times.push(t0.elapsed());
@@ -100,6 +93,41 @@ fn run(types: &TypeRegistry, armed: bool, sensing: bool) -> (Vec<Duration>, Stri
         ),
         c.sensing_checks,
     )
+}
+
+/// What a [`Shooter`] does with its weapons.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fire {
+    Never,
+    /// The trigger held every tick.
+    Gun,
+    /// Release pressed for two ticks every two seconds (one store per press).
+    Store,
+}
+
+/// Flies `fly` and fires as `fire` says, through the AI's weapons path.
+#[derive(Debug)]
+struct Shooter {
+    fly: Box<dyn Controller>,
+    fire: Fire,
+}
+
+impl Controller for Shooter {
+    fn sample(&mut self, me: &EntityView, world: &dyn WorldView, tick: u64) -> Controls {
+        self.fly.sample(me, world, tick)
+    }
+
+    fn weapons(&mut self, _me: &EntityView, _world: &dyn WorldView, tick: u64) -> WeaponIntent {
+        WeaponIntent {
+            trigger: self.fire == Fire::Gun,
+            release: self.fire == Fire::Store && tick % 120 < 2,
+            ..WeaponIntent::default()
+        }
+    }
+
+    fn behaviour(&self) -> &'static str {
+        "bench shooter"
+    }
 }
 
 fn pct(v: &mut [Duration], p: f64) -> f64 {
