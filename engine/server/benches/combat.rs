@@ -37,7 +37,7 @@ fn server(types: &TypeRegistry, armed: bool, sensing: bool) -> (Server, Vec<Enti
     let mut ids = Vec::new();
     for i in 0..AIRCRAFT {
         let k = i as usize;
-        let fire = if !armed || k % 2 == 0 {
+        let fire = if !armed || k.is_multiple_of(2) {
             Fire::Never
         } else if k < GUNNERS * 2 {
             Fire::Gun
