@@ -149,13 +149,18 @@ impl Server {
             callsign,
         };
         if join.role == PeerRole::Pilot {
-            let type_index = self
-                .types
-                .pilot_type(&join.entity_type, &self.cfg.player_entity_type)
-                .ok_or(Refusal {
-                    code: ConnectRefusalCode::NoAirframe,
-                    reason: "This server has no aircraft to fly.".into(),
-                })?;
+            // A running mission's first free player slot decides type, side and place.
+            let slot = self.free_mission_slot();
+            let type_index = match slot {
+                Some(s) => s.type_index,
+                None => self
+                    .types
+                    .pilot_type(&join.entity_type, &self.cfg.player_entity_type)
+                    .ok_or(Refusal {
+                        code: ConnectRefusalCode::NoAirframe,
+                        reason: "This server has no aircraft to fly.".into(),
+                    })?,
+            };
             // The client predicts and draws its own aircraft from its own copy of the type's
             // pack: refuse (naming the pack) rather than admit a pilot who cannot fly it.
             if let Some(t) = self.types.get(type_index)
@@ -173,13 +178,22 @@ impl Server {
                     reason: "The server is full. Try again later.".into(),
                 });
             }
-            let at = self.next_spawn_point();
+            let at = match slot {
+                Some(s) => {
+                    admitted.faction = s.faction;
+                    s.at
+                }
+                None => self.next_spawn_point(),
+            };
             let entity = self
-                .spawn_aircraft(type_index, faction, Pilot::Peer(peer), at)
+                .spawn_aircraft(type_index, admitted.faction, Pilot::Peer(peer), at)
                 .ok_or(Refusal {
                     code: ConnectRefusalCode::ServerFull,
                     reason: "The server is full. Try again later.".into(),
                 })?;
+            if let Some(s) = slot {
+                self.bind_mission_slot(s.slot, peer, entity);
+            }
             admitted.entity = Some(entity);
             admitted.type_index = Some(type_index);
         }
@@ -275,6 +289,7 @@ impl Server {
                 );
             }
         }
+        self.send_mission_roster(peer);
         if !self.cfg.motd.is_empty() {
             let motd = Motd {
                 display_seconds: self.cfg.motd_display_s,
