@@ -566,4 +566,42 @@ mod tests {
         assert!(f.profile.is_empty());
         assert_eq!(f.turbulence_m_s, 0.0);
     }
+
+    #[test]
+    fn an_override_changes_only_windows_not_yet_announced() {
+        let plain = Weather::new(WeatherConfig::default());
+        let mut w = plain.clone();
+        let tick = 1_234;
+        let from = Weather::first_unannounced_epoch(tick);
+        // Every window a broadcast or catch-up has announced by `tick` precedes `from`.
+        let announced = Weather::window_start(tick) + LEAD_TICKS;
+        assert!(from > announced);
+        w.set_override(WeatherOverride {
+            from_epoch: from,
+            preset: PresetWeather::typical(WeatherPreset::Storm),
+            start_hour: 18.5,
+            start_julian_day: 2_461_000.25,
+            time_scale: 2.0,
+        });
+        for epoch in (0..from).step_by(WINDOW_TICKS as usize) {
+            assert_eq!(w.conditions(epoch), plain.conditions(epoch), "{epoch}");
+        }
+        let c = w.conditions(from);
+        assert_eq!(c.preset, WeatherPreset::Storm);
+        assert_eq!(c.time_of_day_tenths, 185);
+        assert_eq!(c.julian_day, 2_461_000.25);
+        // One game hour passes in half an hour of ticks at time scale 2.
+        let later = w.conditions(from + 30 * 3600);
+        assert_eq!(later.time_of_day_tenths, 195);
+        // A later override replaces this one from its own window on.
+        w.set_override(WeatherOverride {
+            from_epoch: from + 100,
+            preset: PresetWeather::typical(WeatherPreset::Snow),
+            start_hour: 6.0,
+            start_julian_day: 2_461_001.0,
+            time_scale: 1.0,
+        });
+        assert_eq!(w.conditions(from + 90).preset, WeatherPreset::Storm);
+        assert_eq!(w.conditions(from + 100).preset, WeatherPreset::Snow);
+    }
 }

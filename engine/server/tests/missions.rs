@@ -236,6 +236,24 @@ fn destroying_the_target_ends_in_success_and_every_peer_hears_it_once() {
     assert_eq!(got[0].outcome, MissionResultCode::Success);
     assert_eq!(got[0].triggers_fired, 1);
     assert!((f64::from(got[0].elapsed_seconds) - 31.0 / 60.0).abs() < 1e-4);
+    // The mission's 14:00 local solar time at home (115° W: 21:40 UTC) reaches the clock.
+    let last = c
+        .messages
+        .iter()
+        .rev()
+        .find_map(|p| match &p.message {
+            Message::WeatherState(w) => Some(w.clone()),
+            _ => None,
+        })
+        .expect("weather");
+    assert_eq!(last.time_of_day_tenths, 140);
+    let utc_h = 14.0 + 114.99611 / 15.0;
+    let want = 2_461_212.5 + utc_h / 24.0;
+    assert!(
+        (last.utc_julian_day - want).abs() < 5.0 / 86_400.0,
+        "{} vs {want}",
+        last.utc_julian_day
+    );
 }
 
 #[test]

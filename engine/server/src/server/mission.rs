@@ -717,7 +717,7 @@ mod tests {
     #[test]
     fn sides_map_to_configured_factions_allies_share_and_new_ones_are_appended() {
         let checked = fl_content::mission::parse_mission(
-            "name: x\nanchor: home\nsides: [blue, red]\nobjects: []\ntriggers: []\n",
+            "name: x\nanchor: home\nsides: [blue, red]\nobjects:\n  - { type: a:b, id: t, side: red, pos: [0, 0, 0] }\n",
             std::path::Path::new("m.yaml"),
         );
         let mut m = checked.mission.expect("mission");
