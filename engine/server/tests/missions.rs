@@ -280,6 +280,24 @@ fn destroying_the_players_aircraft_ends_the_gunnery_mission_in_failure() {
     let got = outcomes(&c);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].outcome, MissionResultCode::Failure);
+    // After the respawn delay the pilot comes back at the slot, and the roster follows.
+    let delay = ServerConfig::default().respawn_delay_ticks as usize;
+    h.run(delay + 5, &mut [&mut c]);
+    let again = h.server.mission_entity("player1").expect("bound again");
+    assert_ne!(again, own);
+    let m = &checked.mission;
+    let planet = *h.server.world().planet();
+    let want = m.world_position(m.object("player1").expect("slot"), &planet);
+    let pos = h.server.world().get(again).expect("respawned").position();
+    let gap = horizontal_gap_m(&h, pos, want);
+    assert!(gap < 1.0, "respawned {gap:.2} m from the slot");
+    let last = roster(&c).into_iter().rfind(|r| r.0 == "player1");
+    assert_eq!(
+        last.map(|r| (r.1, r.2)),
+        Some((again.index, again.generation as u16))
+    );
+    assert_eq!(status(&h).state, MissionState::Failure);
+    assert_eq!(outcomes(&c).len(), 1, "the outcome is sent once");
 }
 
 #[test]

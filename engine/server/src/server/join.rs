@@ -369,8 +369,16 @@ impl Server {
             let Some(type_index) = type_index else {
                 continue;
             };
-            let at = self.next_spawn_point();
+            // A mission pilot comes back at their slot's place, bound to it again.
+            let slot = self.mission_slot_of(peer);
+            let at = match slot {
+                Some(s) => s.at,
+                None => self.next_spawn_point(),
+            };
             let new_entity = self.spawn_aircraft(type_index, faction, Pilot::Peer(peer), at);
+            if let (Some(s), Some(e)) = (slot, new_entity) {
+                self.rebind_mission_slot(s.slot, e);
+            }
             if let Some(slot) = self.peers.get_mut(&peer)
                 && let Some(a) = &mut slot.admitted
             {

@@ -553,6 +553,51 @@ impl Server {
         }
     }
 
+    /// The slot `peer` is bound to, with its spawn (for a respawn), while the mission runs.
+    pub(super) fn mission_slot_of(&self, peer: PeerId) -> Option<SlotSpawn> {
+        let m = self.mission.as_ref()?;
+        let (slot, s) = m
+            .slots
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.peer == Some(peer))?;
+        let o = &m.mission.objects[s.object];
+        Some(SlotSpawn {
+            slot,
+            type_index: s.type_index,
+            faction: m.factions.get(&o.side).copied().unwrap_or(0),
+            at: spawn_point(&m.mission, o, start_speed(o)),
+        })
+    }
+
+    /// Slot `slot`'s pilot respawned in `entity`: the slot follows the new aircraft (a
+    /// `destroy(slot)` that held for the old one has fired already), and every peer hears it.
+    pub(super) fn rebind_mission_slot(&mut self, slot: usize, entity: EntityId) {
+        let Some(m) = &mut self.mission else { return };
+        let Some(s) = m.slots.get_mut(slot) else {
+            return;
+        };
+        s.entity = Some(entity);
+        let roster = MissionRoster {
+            records: vec![record(&m.mission.objects[s.object].id, entity)],
+        };
+        let peers: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| p.admitted.is_some())
+            .map(|(&p, _)| p)
+            .collect();
+        for p in peers {
+            send(
+                self.transport.as_mut(),
+                p,
+                Channel::Reliable,
+                roster.clone().into(),
+                &Extensions::new(),
+            );
+        }
+    }
+
     /// Frees the slot `peer` held (it left): the slot is unoccupied again, so `destroy(slot)`
     /// does not fire for the aircraft its departure removes.
     pub(super) fn unbind_mission_peer(&mut self, peer: PeerId) {
