@@ -231,6 +231,19 @@ fn destroying_the_target_ends_in_success_and_every_peer_hears_it_once() {
     assert!(h.server.destroy_entity(other));
     h.run(30, &mut [&mut c]);
     assert_eq!(status(&h), s);
+    // Stopped, its objects leave; the same mission starts again from zero.
+    let pilots = h.server.world().len() - 2;
+    assert_eq!(h.server.stop_mission(), Some(s.clone()));
+    assert!(h.server.mission_status().is_none());
+    h.run(1, &mut [&mut c]);
+    assert_eq!(h.server.world().len(), pilots);
+    h.server.start_mission(&checked, 3).expect("starts again");
+    assert_eq!(status(&h).objects, 2);
+    assert_eq!(status(&h).elapsed_ticks, 0);
+    assert!(
+        h.server.start_mission(&checked, 3).is_err(),
+        "one at a time"
+    );
     let got = outcomes(&c);
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!(got[0].outcome, MissionResultCode::Success);

@@ -418,6 +418,20 @@ impl Server {
         Ok(())
     }
 
+    /// Ends the mission's run: its spawned objects are removed (wrecks too), its slots freed (the
+    /// pilots keep their aircraft, as on a server without a mission), and the weather and clock
+    /// stay as the mission left them. Returns the final status; `None` when none was started.
+    pub fn stop_mission(&mut self) -> Option<MissionStatus> {
+        let status = self.mission_status()?;
+        if let Some(m) = self.mission.take() {
+            for e in m.entities.values() {
+                self.world.despawn(*e);
+            }
+        }
+        tracing::info!(mission = %status.id, state = status.state.name(), "mission stopped");
+        Some(status)
+    }
+
     /// The run's status; `None` when no mission was started.
     pub fn mission_status(&self) -> Option<MissionStatus> {
         let m = self.mission.as_ref()?;
