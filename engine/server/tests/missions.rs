@@ -347,7 +347,7 @@ triggers:
 }
 
 #[test]
-fn set_weather_reaches_the_clients_from_a_window_not_yet_announced() {
+fn set_weather_reaches_the_clients_from_a_window_not_yet_announced_and_new_sides_are_named() {
     let Some(content) = content() else { return };
     let mut h = harness(&content);
     let mut c = join(&mut h);
@@ -356,14 +356,25 @@ fn set_weather_reaches_the_clients_from_a_window_not_yet_announced() {
         "name: weather
 anchor: home
 weather: { preset: overcast }
-sides: [blue]
+sides: [blue, green]
 objects:
-  - { type: fl-base:ural375, id: t, side: blue, pos: [0, 0, 500], start: ground }
+  - { type: fl-base:ural375, id: t, side: green, pos: [0, 0, 500], start: ground }
 triggers:
   - { on: timer(1), do: set_weather storm }
 ",
     );
     h.server.start_mission(&checked, 1).expect("starts");
+    // `green` is no configured faction: it gets the next index, and the peer learns its name.
+    assert_eq!(h.server.mission_faction("green"), Some(3));
+    h.run(5, &mut [&mut c]);
+    let labelled = c.messages.iter().any(|p| match &p.message {
+        Message::FactionDef(d) => d
+            .records
+            .iter()
+            .any(|r| r.faction_index == 3 && r.id.as_str() == "green"),
+        _ => false,
+    });
+    assert!(labelled, "a MsgFactionDef names the new faction");
     let presets = |c: &TestClient| -> Vec<WeatherPreset> {
         c.messages
             .iter()
@@ -373,7 +384,7 @@ triggers:
             })
             .collect()
     };
-    h.run(420, &mut [&mut c]);
+    h.run(415, &mut [&mut c]);
     assert_eq!(status(&h).triggers_fired, 1);
     // Windows announced before the start keep the server's own weather, then the mission's
     // preset, then the storm: no announced window is ever rewritten.

@@ -252,22 +252,27 @@ impl Server {
         }
     }
 
+    /// `MsgFactionDef` of the faction table.
+    pub(super) fn faction_def(&self) -> FactionDef {
+        FactionDef {
+            records: self
+                .cfg
+                .factions
+                .iter()
+                .map(|f| FactionDefRecord {
+                    faction_index: f.index,
+                    id: FixedStr::new(&f.id),
+                    name: FixedStr::new(&f.name),
+                })
+                .collect(),
+        }
+    }
+
     pub(super) fn send_join_burst(&mut self, peer: PeerId) {
         let tick = self.world.tick();
         self.send_weather_catch_up(peer, tick);
         if !self.cfg.factions.is_empty() {
-            let def = FactionDef {
-                records: self
-                    .cfg
-                    .factions
-                    .iter()
-                    .map(|f| FactionDefRecord {
-                        faction_index: f.index,
-                        id: FixedStr::new(&f.id),
-                        name: FixedStr::new(&f.name),
-                    })
-                    .collect(),
-            };
+            let def = self.faction_def();
             send(
                 self.transport.as_mut(),
                 peer,

@@ -381,6 +381,7 @@ impl Server {
             entities.insert(o.id.clone(), entity);
         }
 
+        let new_factions = factions != self.cfg.factions;
         self.cfg.factions = factions;
         self.combat.seed = seed;
         let run = MissionRun {
@@ -413,6 +414,17 @@ impl Server {
             .map(|(&id, _)| id)
             .collect();
         for peer in peers {
+            if new_factions {
+                // A side the table lacked became a faction: label it for those in the game.
+                let def = self.faction_def();
+                send(
+                    self.transport.as_mut(),
+                    peer,
+                    Channel::Reliable,
+                    def.into(),
+                    &Extensions::new(),
+                );
+            }
             self.send_mission_roster(peer);
         }
         Ok(())
