@@ -10,6 +10,7 @@
 mod combat_comms;
 mod comms;
 mod join;
+pub mod mission;
 mod rewind;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
@@ -321,6 +322,8 @@ pub struct Server {
     service_ticks: u64,
     malformed_packets: u64,
     combat: CombatSystem,
+    /// The mission being run, if any (`server::mission`).
+    mission: Option<mission::MissionRun>,
 }
 
 impl std::fmt::Debug for Server {
@@ -377,6 +380,7 @@ impl Server {
             service_ticks: 0,
             malformed_packets: 0,
             combat: CombatSystem::new(COMBAT_SEED),
+            mission: None,
             cfg,
         };
         // The starting (procedural) ground's bound; `set_terrain` replaces it.
@@ -655,6 +659,7 @@ impl Server {
             }
         }
         self.handle_crashes_and_respawns();
+        self.step_mission();
         timings.world = t_world.elapsed();
 
         let t_snap = Instant::now();
@@ -719,6 +724,7 @@ impl Server {
         let slot = self.peers.remove(&peer)?;
         self.admission.on_disconnect(slot.addr.ip());
         self.combat.forget_peer(peer);
+        self.unbind_mission_peer(peer);
         if let Some(entity) = slot.admitted.and_then(|a| a.entity) {
             self.world.despawn(entity);
         }

@@ -127,10 +127,29 @@ pub struct Conditions {
     pub profile: Vec<WindKnot>,
 }
 
+/// A fixed preset and clock from `from_epoch` on (a mission's weather and time of day, and its
+/// `set_weather` / `set_time` actions), replacing the autonomous cycle. Set only for windows not
+/// announced yet ([`Weather::first_unannounced_epoch`]), so a client's prediction never sees an
+/// announced window change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeatherOverride {
+    /// First window it applies to (a multiple of [`WINDOW_TICKS`]).
+    pub from_epoch: u64,
+    pub preset: PresetWeather,
+    /// Time of day at `from_epoch`, hours.
+    pub start_hour: f64,
+    /// UTC Julian Day at `from_epoch`.
+    pub start_julian_day: f64,
+    /// Game hours per real hour.
+    pub time_scale: f64,
+}
+
 /// The weather model.
 #[derive(Debug, Clone)]
 pub struct Weather {
     cfg: WeatherConfig,
+    /// Sorted by `from_epoch`; the last one at or before a window governs it.
+    overrides: Vec<WeatherOverride>,
 }
 
 /// Smooth deterministic noise in about [-1, 1] (sum of incommensurate sines, libm for the same
@@ -155,7 +174,61 @@ impl Weather {
             cfg.cycle.push(PresetWeather::typical(WeatherPreset::Clear));
         }
         cfg.preset_ticks = cfg.preset_ticks.max(WINDOW_TICKS);
-        Self { cfg }
+        Self {
+            cfg,
+            overrides: Vec::new(),
+        }
+    }
+
+    /// The first window no broadcast or catch-up has announced by world tick `tick`: the
+    /// earliest a change may take effect without contradicting a client's prediction.
+    pub fn first_unannounced_epoch(tick: u64) -> u64 {
+        Self::window_start(tick) + LEAD_TICKS + WINDOW_TICKS
+    }
+
+    /// Fixes the weather and clock from `o.from_epoch` on (rounded down to a window start);
+    /// later overrides already set are dropped.
+    pub fn set_override(&mut self, mut o: WeatherOverride) {
+        o.from_epoch = Self::window_start(o.from_epoch);
+        self.overrides.retain(|x| x.from_epoch < o.from_epoch);
+        self.overrides.push(o);
+    }
+
+    fn active_override(&self, epoch: u64) -> Option<&WeatherOverride> {
+        self.overrides.iter().rev().find(|o| o.from_epoch <= epoch)
+    }
+
+    /// The preset governing the window starting at `epoch`.
+    pub fn preset_at(&self, epoch: u64) -> PresetWeather {
+        match self.active_override(epoch) {
+            Some(o) => o.preset.clone(),
+            None => {
+                let n = self.cfg.cycle.len() as u64;
+                self.cfg.cycle[((epoch / self.cfg.preset_ticks) % n) as usize].clone()
+            }
+        }
+    }
+
+    /// (time of day in hours, not wrapped; UTC Julian Day) at the start of window `epoch`.
+    pub fn clock_at(&self, epoch: u64) -> (f64, f64) {
+        let (hour, jd, scale, since) = match self.active_override(epoch) {
+            Some(o) => (
+                o.start_hour,
+                o.start_julian_day,
+                o.time_scale,
+                epoch - o.from_epoch,
+            ),
+            None => (
+                self.cfg.start_hour,
+                self.cfg.start_julian_day,
+                self.cfg.time_scale,
+                epoch,
+            ),
+        };
+        (
+            hour + since as f64 / TICKS_PER_HOUR * scale,
+            jd + since as f64 / (TICKS_PER_HOUR * 24.0) * scale,
+        )
     }
 
     /// The first tick of the window holding `tick`.
@@ -166,8 +239,11 @@ impl Weather {
     /// The values of the window starting at `epoch` (a multiple of [`WINDOW_TICKS`]).
     pub fn conditions(&self, epoch: u64) -> Conditions {
         let n = self.cfg.cycle.len() as u64;
-        let p = &self.cfg.cycle[((epoch / self.cfg.preset_ticks) % n) as usize];
-        let hours = self.cfg.start_hour + epoch as f64 / TICKS_PER_HOUR * self.cfg.time_scale;
+        let p = match self.active_override(epoch) {
+            Some(o) => &o.preset,
+            None => &self.cfg.cycle[((epoch / self.cfg.preset_ticks) % n) as usize],
+        };
+        let (hours, julian_day) = self.clock_at(epoch);
         let tod = hours.rem_euclid(24.0);
         let gust = p.gust_mps * gust_noise(epoch as f64 / 60.0);
         let speed = (p.wind_mps + gust).max(0.0);
@@ -193,8 +269,7 @@ impl Weather {
             wind_x: wx as f32,
             wind_z: wz as f32,
             turbulence: p.turbulence_mps as f32,
-            julian_day: self.cfg.start_julian_day
-                + epoch as f64 / (TICKS_PER_HOUR * 24.0) * self.cfg.time_scale,
+            julian_day,
             profile,
         }
     }
@@ -490,5 +565,43 @@ mod tests {
         assert_eq!(f.steady, Vec3::new(0.0, 0.0, 1.0));
         assert!(f.profile.is_empty());
         assert_eq!(f.turbulence_m_s, 0.0);
+    }
+
+    #[test]
+    fn an_override_changes_only_windows_not_yet_announced() {
+        let plain = Weather::new(WeatherConfig::default());
+        let mut w = plain.clone();
+        let tick = 1_234;
+        let from = Weather::first_unannounced_epoch(tick);
+        // Every window a broadcast or catch-up has announced by `tick` precedes `from`.
+        let announced = Weather::window_start(tick) + LEAD_TICKS;
+        assert!(from > announced);
+        w.set_override(WeatherOverride {
+            from_epoch: from,
+            preset: PresetWeather::typical(WeatherPreset::Storm),
+            start_hour: 18.5,
+            start_julian_day: 2_461_000.25,
+            time_scale: 2.0,
+        });
+        for epoch in (0..from).step_by(WINDOW_TICKS as usize) {
+            assert_eq!(w.conditions(epoch), plain.conditions(epoch), "{epoch}");
+        }
+        let c = w.conditions(from);
+        assert_eq!(c.preset, WeatherPreset::Storm);
+        assert_eq!(c.time_of_day_tenths, 185);
+        assert_eq!(c.julian_day, 2_461_000.25);
+        // One game hour passes in half an hour of ticks at time scale 2.
+        let later = w.conditions(from + 30 * 3600);
+        assert_eq!(later.time_of_day_tenths, 195);
+        // A later override replaces this one from its own window on.
+        w.set_override(WeatherOverride {
+            from_epoch: from + 100,
+            preset: PresetWeather::typical(WeatherPreset::Snow),
+            start_hour: 6.0,
+            start_julian_day: 2_461_001.0,
+            time_scale: 1.0,
+        });
+        assert_eq!(w.conditions(from + 90).preset, WeatherPreset::Storm);
+        assert_eq!(w.conditions(from + 100).preset, WeatherPreset::Snow);
     }
 }

@@ -149,13 +149,18 @@ impl Server {
             callsign,
         };
         if join.role == PeerRole::Pilot {
-            let type_index = self
-                .types
-                .pilot_type(&join.entity_type, &self.cfg.player_entity_type)
-                .ok_or(Refusal {
-                    code: ConnectRefusalCode::NoAirframe,
-                    reason: "This server has no aircraft to fly.".into(),
-                })?;
+            // A running mission's first free player slot decides type, side and place.
+            let slot = self.free_mission_slot();
+            let type_index = match slot {
+                Some(s) => s.type_index,
+                None => self
+                    .types
+                    .pilot_type(&join.entity_type, &self.cfg.player_entity_type)
+                    .ok_or(Refusal {
+                        code: ConnectRefusalCode::NoAirframe,
+                        reason: "This server has no aircraft to fly.".into(),
+                    })?,
+            };
             // The client predicts and draws its own aircraft from its own copy of the type's
             // pack: refuse (naming the pack) rather than admit a pilot who cannot fly it.
             if let Some(t) = self.types.get(type_index)
@@ -173,13 +178,22 @@ impl Server {
                     reason: "The server is full. Try again later.".into(),
                 });
             }
-            let at = self.next_spawn_point();
+            let at = match slot {
+                Some(s) => {
+                    admitted.faction = s.faction;
+                    s.at
+                }
+                None => self.next_spawn_point(),
+            };
             let entity = self
-                .spawn_aircraft(type_index, faction, Pilot::Peer(peer), at)
+                .spawn_aircraft(type_index, admitted.faction, Pilot::Peer(peer), at)
                 .ok_or(Refusal {
                     code: ConnectRefusalCode::ServerFull,
                     reason: "The server is full. Try again later.".into(),
                 })?;
+            if let Some(s) = slot {
+                self.bind_mission_slot(s.slot, peer, entity);
+            }
             admitted.entity = Some(entity);
             admitted.type_index = Some(type_index);
         }
@@ -238,22 +252,27 @@ impl Server {
         }
     }
 
+    /// `MsgFactionDef` of the faction table.
+    pub(super) fn faction_def(&self) -> FactionDef {
+        FactionDef {
+            records: self
+                .cfg
+                .factions
+                .iter()
+                .map(|f| FactionDefRecord {
+                    faction_index: f.index,
+                    id: FixedStr::new(&f.id),
+                    name: FixedStr::new(&f.name),
+                })
+                .collect(),
+        }
+    }
+
     pub(super) fn send_join_burst(&mut self, peer: PeerId) {
         let tick = self.world.tick();
         self.send_weather_catch_up(peer, tick);
         if !self.cfg.factions.is_empty() {
-            let def = FactionDef {
-                records: self
-                    .cfg
-                    .factions
-                    .iter()
-                    .map(|f| FactionDefRecord {
-                        faction_index: f.index,
-                        id: FixedStr::new(&f.id),
-                        name: FixedStr::new(&f.name),
-                    })
-                    .collect(),
-            };
+            let def = self.faction_def();
             send(
                 self.transport.as_mut(),
                 peer,
@@ -275,6 +294,7 @@ impl Server {
                 );
             }
         }
+        self.send_mission_roster(peer);
         if !self.cfg.motd.is_empty() {
             let motd = Motd {
                 display_seconds: self.cfg.motd_display_s,
@@ -354,8 +374,16 @@ impl Server {
             let Some(type_index) = type_index else {
                 continue;
             };
-            let at = self.next_spawn_point();
+            // A mission pilot comes back at their slot's place, bound to it again.
+            let slot = self.mission_slot_of(peer);
+            let at = match slot {
+                Some(s) => s.at,
+                None => self.next_spawn_point(),
+            };
             let new_entity = self.spawn_aircraft(type_index, faction, Pilot::Peer(peer), at);
+            if let (Some(s), Some(e)) = (slot, new_entity) {
+                self.rebind_mission_slot(s.slot, e);
+            }
             if let Some(slot) = self.peers.get_mut(&peer)
                 && let Some(a) = &mut slot.admitted
             {
