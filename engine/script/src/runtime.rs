@@ -16,9 +16,9 @@ use crate::types::{
 use fl_flight::math::{Quat, Vec3};
 use mlua::chunk::ChunkMode;
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Instructions between two budget checks of the count hook.
 const HOOK_EVERY: u32 = 1000;
@@ -77,22 +77,41 @@ pub enum CallOutcome {
 }
 
 /// The instruction budget shared by the hook and the checks.
+///
+/// Atomics rather than `Cell`s because mlua's `send` feature wants every callback `Send`, so
+/// what they share must be `Sync`. Only one thread ever touches one state at a time (mlua holds
+/// the state's lock across a call), so `Relaxed` is enough: the lock orders the accesses.
 #[derive(Debug, Default)]
 struct Budget {
-    used: Cell<u64>,
-    limit: Cell<u64>,
-    exceeded: Cell<bool>,
-    out_of_memory: Cell<bool>,
-    at: RefCell<String>,
+    used: AtomicU64,
+    limit: AtomicU64,
+    exceeded: AtomicBool,
+    out_of_memory: AtomicBool,
+    at: Mutex<String>,
 }
 
 impl Budget {
     fn reset(&self, limit: u64) {
-        self.used.set(0);
-        self.limit.set(limit);
-        self.exceeded.set(false);
-        self.out_of_memory.set(false);
-        self.at.borrow_mut().clear();
+        self.used.store(0, Ordering::Relaxed);
+        self.limit.store(limit, Ordering::Relaxed);
+        self.exceeded.store(false, Ordering::Relaxed);
+        self.out_of_memory.store(false, Ordering::Relaxed);
+        self.at().clear();
+    }
+
+    fn exceeded(&self) -> bool {
+        self.exceeded.load(Ordering::Relaxed)
+    }
+
+    fn out_of_memory(&self) -> bool {
+        self.out_of_memory.load(Ordering::Relaxed)
+    }
+
+    /// Where the budget ran out. A poisoned lock still holds a valid `String`: take it.
+    fn at(&self) -> MutexGuard<'_, String> {
+        self.at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -841,7 +860,7 @@ pub struct ScriptInstance {
     lua: Lua,
     name: String,
     limits: Limits,
-    budget: Rc<Budget>,
+    budget: Arc<Budget>,
     control: Option<Function>,
     step: Function,
     disabled: Option<String>,
@@ -880,7 +899,7 @@ impl ScriptInstance {
             LuaOptions::new(),
         )
         .map_err(sandbox)?;
-        let budget = Rc::new(Budget::default());
+        let budget = Arc::new(Budget::default());
         lua.set_app_data(CallCtx {
             max_events: limits.events_per_call,
             ..CallCtx::default()
@@ -895,11 +914,14 @@ impl ScriptInstance {
             HookTriggers::new().every_nth_instruction(HOOK_EVERY),
             move |_, debug| {
                 let b = &hook_budget;
-                b.used
-                    .set(b.used.get().saturating_add(u64::from(HOOK_EVERY)));
-                if b.exceeded.get() || b.used.get() > b.limit.get() {
-                    if !b.exceeded.get() {
-                        b.exceeded.set(true);
+                let used = b
+                    .used
+                    .load(Ordering::Relaxed)
+                    .saturating_add(u64::from(HOOK_EVERY));
+                b.used.store(used, Ordering::Relaxed);
+                if b.exceeded() || used > b.limit.load(Ordering::Relaxed) {
+                    if !b.exceeded() {
+                        b.exceeded.store(true, Ordering::Relaxed);
                         let src = debug
                             .source()
                             .short_src
@@ -908,7 +930,7 @@ impl ScriptInstance {
                         let line = debug
                             .current_line()
                             .map_or(String::new(), |l| format!(":{l}"));
-                        *b.at.borrow_mut() = format!("{src}{line}");
+                        *b.at() = format!("{src}{line}");
                     }
                     return Err(mlua::Error::runtime("instruction budget exceeded"));
                 }
@@ -950,12 +972,12 @@ impl ScriptInstance {
     fn install(
         lua: &Lua,
         globals: &Table,
-        budget: &Rc<Budget>,
+        budget: &Arc<Budget>,
         seed: u64,
     ) -> mlua::Result<Function> {
         let b = budget.clone();
         let check = lua.create_function(move |_, ret: MultiValue| {
-            if b.exceeded.get() {
+            if b.exceeded() {
                 return Err(mlua::Error::runtime("instruction budget exceeded"));
             }
             // A failed pcall/resume whose error is the allocator's: the memory limit was hit.
@@ -963,10 +985,10 @@ impl ScriptInstance {
             if let (Some(Value::Boolean(false)), Some(Value::String(s))) = (ret.front(), ret.get(1))
                 && s.as_bytes().as_ref() == b"not enough memory"
             {
-                b.out_of_memory.set(true);
+                b.out_of_memory.store(true, Ordering::Relaxed);
                 return Err(mlua::Error::MemoryError("not enough memory".into()));
             }
-            if b.out_of_memory.get() {
+            if b.out_of_memory() {
                 return Err(mlua::Error::MemoryError("not enough memory".into()));
             }
             Ok(ret)
@@ -1009,7 +1031,8 @@ impl ScriptInstance {
     fn install_require(lua: &Lua, globals: &Table, sources: &ScriptSources) -> mlua::Result<()> {
         lua.set_named_registry_value(LOADED_KEY, lua.create_table()?)?;
         let sources = sources.clone();
-        let loading: Rc<RefCell<BTreeSet<String>>> = Rc::default();
+        // A `Mutex` only to be `Send` for mlua's `send` feature; calls into one state never overlap.
+        let loading: Mutex<BTreeSet<String>> = Mutex::default();
         let require = lua.create_function(move |lua, name: mlua::LuaString| {
             let name = name.to_str()?.to_string();
             if !valid_script_name(&name) {
@@ -1027,7 +1050,7 @@ impl ScriptInstance {
                 .get(&name)
                 .ok_or_else(|| mlua::Error::runtime(format!("require: no script `{name}` in the pack's ai/ folder")))?;
             {
-                let mut l = loading.borrow_mut();
+                let mut l = loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 if l.contains(&name) {
                     return Err(mlua::Error::runtime(format!("require: `{name}` requires itself (a cycle)")));
                 }
@@ -1041,7 +1064,10 @@ impl ScriptInstance {
                 .set_name(format!("@ai/{name}.lua"))
                 .set_mode(ChunkMode::Text)
                 .call::<Value>(name.as_str());
-            loading.borrow_mut().remove(&name);
+            loading
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&name);
             let value = match result? {
                 Value::Nil => Value::Boolean(true),
                 v => v,
@@ -1088,12 +1114,12 @@ impl ScriptInstance {
         for e in events {
             host.event(e);
         }
-        let fail = if self.budget.exceeded.get() {
+        let fail = if self.budget.exceeded() {
             Some(format!(
                 "instruction budget of {instructions} exceeded at {}",
-                self.budget.at.borrow()
+                self.budget.at()
             ))
-        } else if self.budget.out_of_memory.get() {
+        } else if self.budget.out_of_memory() {
             Some(format!(
                 "memory limit of {} bytes exceeded",
                 self.limits.memory_bytes
@@ -1181,7 +1207,7 @@ impl ScriptInstance {
     /// VM instructions the last call ran, counted in steps of 1,000 (the hook's period): a
     /// call under 1,000 instructions reads 0.
     pub fn instructions_last_call(&self) -> u64 {
-        self.budget.used.get()
+        self.budget.used.load(Ordering::Relaxed)
     }
 
     /// Bytes the state holds now.
