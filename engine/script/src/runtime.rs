@@ -154,10 +154,13 @@ fn truncate(mut text: String, max: usize) -> String {
 /// `xpcall` and `coroutine.resume/close` so an exhausted budget or memory cannot be swallowed,
 /// and builds `print`, `say`, `os.clock` and the `world` library over the Rust functions it is
 /// given, and the `guidance` and host-query wrappers. It returns the per-tick step function
-/// (build `state`, call the controller, run pending `world.on_trigger` checks, unpack the result).
+/// (build `state`, call the controller, run pending `world.on_trigger` checks, unpack the result)
+/// and the setter that hands it the controller once, after the script's top level ran (so a
+/// call passes no function reference across the C API).
 const PRELUDE: &str = r#"
 local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity = ...
 local type, error, tostring, select, rawget = type, error, tostring, select, rawget
+local raw_getmt = getmetatable
 local concat, remove, min = table.concat, table.remove, math.min
 local raw_load, raw_pcall, raw_xpcall, raw_setmt, raw_cg = load, pcall, xpcall, setmetatable, collectgarbage
 local co_resume, co_close = coroutine.resume, coroutine.close
@@ -356,8 +359,10 @@ local function run_triggers()
 end
 
 -- One tick: build `state`, call the controller, run pending triggers, and hand back the
--- returned table's fields, read raw (a metatable on the result runs nothing).
-return function(cc, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
+-- returned table's fields, read raw (a metatable on the result runs nothing). A table without
+-- a metatable is read with plain field access, which is the same as rawget but skips ten calls.
+local cc
+local function step(tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
                 dmg, dead, player_owned, owner_id, type_index)
   local out = cc({
     idx = idx, pos = { x = px, y = py, z = pz }, vel = { x = vx, y = vy, z = vz },
@@ -367,11 +372,16 @@ return function(cc, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, facti
   }, tick, dt)
   run_triggers()
   if type(out) ~= "table" then return type(out) end
+  if raw_getmt(out) == nil then
+    return "table", out.aileron, out.elevator, out.rudder, out.throttle, out.speedbrake,
+      out.afterburner, out.gear_down, out.trigger, out.release, out.weapon_station
+  end
   return "table", rawget(out, "aileron"), rawget(out, "elevator"), rawget(out, "rudder"),
     rawget(out, "throttle"), rawget(out, "speedbrake"), rawget(out, "afterburner"),
     rawget(out, "gear_down"), rawget(out, "trigger"), rawget(out, "release"),
     rawget(out, "weapon_station")
 end
+return step, function(f) cc = f end
 "#;
 
 /// `heading_error`'s flat arguments: quaternion, own position, target, radius.
@@ -665,33 +675,26 @@ fn host_query(
             let mut flat = Vec::with_capacity(contacts.len().min(MAX_CONTACTS) * 11);
             for k in contacts.iter().take(MAX_CONTACTS) {
                 let state = match k.state {
-                    crate::ContactState::Detected => 0.0,
-                    crate::ContactState::Locked => 1.0,
-                    crate::ContactState::Coasting => 2.0,
+                    crate::ContactState::Detected => 0,
+                    crate::ContactState::Locked => 1,
+                    crate::ContactState::Coasting => 2,
                 };
+                // Integral fields as Lua integers, so `c.idx == other.idx` and printing look right.
                 flat.extend([
-                    f64::from(k.idx),
-                    k.pos.x,
-                    k.pos.y,
-                    k.pos.z,
-                    k.vel.x,
-                    k.vel.y,
-                    k.vel.z,
-                    f64::from(k.faction),
-                    k.age_s,
-                    if k.reacted { 1.0 } else { 0.0 },
-                    state,
+                    Value::Integer(i64::from(k.idx)),
+                    Value::Number(k.pos.x),
+                    Value::Number(k.pos.y),
+                    Value::Number(k.pos.z),
+                    Value::Number(k.vel.x),
+                    Value::Number(k.vel.y),
+                    Value::Number(k.vel.z),
+                    Value::Integer(i64::from(k.faction)),
+                    Value::Number(k.age_s),
+                    Value::Number(if k.reacted { 1.0 } else { 0.0 }),
+                    Value::Integer(state),
                 ]);
             }
             let t = lua.create_sequence_from(flat)?;
-            // Integral fields as Lua integers, so `c.idx == other.idx` and printing look right.
-            for i in 0..t.raw_len() / 11 {
-                let b = i * 11;
-                for off in [1, 8, 11] {
-                    let v: f64 = t.raw_get(b + off)?;
-                    t.raw_set(b + off, v as i64)?;
-                }
-            }
             Ok(MultiValue::from_iter([Value::Table(t)]))
         }
         1 => {
@@ -727,10 +730,9 @@ fn host_query(
     }
 }
 
-/// The step function's arguments: the controller, tick, dt, then `state`'s fields flat.
-fn step_args(control: &Function, s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
+/// The step function's arguments: tick, dt, then `state`'s fields flat.
+fn step_args(s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
     MultiValue::from_iter([
-        Value::Function(control.clone()),
         Value::Integer(tick.min(i64::MAX as u64) as i64),
         Value::Number(dt),
         Value::Integer(i64::from(s.idx)),
@@ -759,14 +761,15 @@ fn step_args(control: &Function, s: &AircraftView, tick: u64, dt: f64) -> MultiV
 /// raw in Lua), bounded.
 fn read_controls(ret: MultiValue) -> Result<ScriptControls, String> {
     let mut it = ret.into_iter();
-    let kind = match it.next() {
-        Some(Value::String(s)) => s.to_string_lossy(),
-        _ => "nil".to_string(),
-    };
-    match kind.as_str() {
-        "table" => {}
-        "nil" => return Ok(ScriptControls::default()),
-        other => return Err(format!("compute_control must return a table, got {other}")),
+    match it.next() {
+        Some(Value::String(s)) if s.as_bytes().as_ref() == b"table" => {}
+        Some(Value::String(s)) if s.as_bytes().as_ref() != b"nil" => {
+            return Err(format!(
+                "compute_control must return a table, got {}",
+                s.to_string_lossy()
+            ));
+        }
+        _ => return Ok(ScriptControls::default()),
     }
     let mut next = || it.next().unwrap_or(Value::Nil);
     let num = |v: Value, k: &str, lo: f64, hi: f64| -> Result<f64, String> {
@@ -861,7 +864,8 @@ pub struct ScriptInstance {
     name: String,
     limits: Limits,
     budget: Arc<Budget>,
-    control: Option<Function>,
+    /// The script defines `compute_control` (handed to the step function at load).
+    has_control: bool,
     step: Function,
     disabled: Option<String>,
 }
@@ -906,7 +910,8 @@ impl ScriptInstance {
         });
 
         let globals = lua.globals();
-        let step = Self::install(&lua, &globals, &budget, seed).map_err(sandbox)?;
+        let (step, set_controller) =
+            Self::install(&lua, &globals, &budget, seed).map_err(sandbox)?;
         Self::install_require(&lua, &globals, sources).map_err(sandbox)?;
 
         let hook_budget = budget.clone();
@@ -945,27 +950,38 @@ impl ScriptInstance {
             name: name.to_string(),
             limits,
             budget,
-            control: None,
+            has_control: false,
             step,
             disabled: None,
         };
         let chunk_name = format!("@ai/{name}.lua");
         let src = src.to_string();
-        let run = inst.run(&mut crate::NullHost, limits.instructions_at_load, |lua| {
-            lua.load(src.as_str())
-                .set_name(chunk_name.as_str())
-                .set_mode(ChunkMode::Text)
-                .exec()
-        });
+        let run = inst.run(
+            &mut crate::NullHost,
+            limits.instructions_at_load,
+            |lua, _| {
+                lua.load(src.as_str())
+                    .set_name(chunk_name.as_str())
+                    .set_mode(ChunkMode::Text)
+                    .exec()
+            },
+        );
         if let Err(reason) = run {
             return Err(ScriptError::Load(reason));
         }
-        inst.control = inst
+        // The controller as the top level left it (a later reassignment of the global is not
+        // followed, as before). Two VM instructions: a fresh budget so the hook cannot trip.
+        let control = inst
             .lua
             .globals()
             .raw_get::<Option<Function>>("compute_control")
             .ok()
             .flatten();
+        if let Some(f) = control {
+            inst.budget.reset(limits.instructions_at_load);
+            set_controller.call::<()>(f).map_err(sandbox)?;
+            inst.has_control = true;
+        }
         Ok(inst)
     }
 
@@ -974,7 +990,7 @@ impl ScriptInstance {
         globals: &Table,
         budget: &Arc<Budget>,
         seed: u64,
-    ) -> mlua::Result<Function> {
+    ) -> mlua::Result<(Function, Function)> {
         let b = budget.clone();
         let check = lua.create_function(move |_, ret: MultiValue| {
             if b.exceeded() {
@@ -1011,7 +1027,7 @@ impl ScriptInstance {
         lua.load(prelude.as_str())
             .set_name("=sandbox")
             .set_mode(ChunkMode::Text)
-            .call::<Function>((
+            .call::<(Function, Function)>((
                 check,
                 host_print,
                 host_say,
@@ -1084,7 +1100,7 @@ impl ScriptInstance {
         &mut self,
         host: &mut dyn ScriptHost,
         instructions: u64,
-        f: impl FnOnce(&Lua) -> mlua::Result<R>,
+        f: impl FnOnce(&Lua, &Function) -> mlua::Result<R>,
     ) -> Result<R, String> {
         if let Some(reason) = &self.disabled {
             return Err(reason.clone());
@@ -1102,7 +1118,7 @@ impl ScriptInstance {
                     host_query(lua, query_host, op, a, b, c)
                 })?;
             self.lua.set_named_registry_value(HOST_KEY, bridge)?;
-            let r = f(&self.lua);
+            let r = f(&self.lua, &self.step);
             self.lua.unset_named_registry_value(HOST_KEY)?;
             r
         });
@@ -1163,17 +1179,15 @@ impl ScriptInstance {
         dt: f64,
     ) -> CallOutcome {
         let was_disabled = self.disabled.is_some();
-        let Some(control) = self.control.clone() else {
+        if !self.has_control {
             if !was_disabled {
                 self.disable("it defines no compute_control(state, tick, dt) function".into());
             }
             return self.disabled_outcome(was_disabled);
-        };
-        let step = self.step.clone();
+        }
         let limit = self.limits.instructions_per_call;
-        let state = *state;
-        let ret = self.run(host, limit, |_| {
-            step.call::<MultiValue>(step_args(&control, &state, tick, dt))
+        let ret = self.run(host, limit, |_, step| {
+            step.call::<MultiValue>(step_args(state, tick, dt))
         });
         match ret {
             Ok(v) => match read_controls(v) {
