@@ -15,6 +15,7 @@ use crate::types::{
 };
 use fl_flight::math::{Quat, Vec3};
 use mlua::chunk::ChunkMode;
+use mlua::state::{GcGenParams, GcMode};
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -944,6 +945,9 @@ impl ScriptInstance {
         )
         .map_err(sandbox)?;
         lua.set_memory_limit(limits.memory_bytes).map_err(sandbox)?;
+        // Generational: a controller's garbage is the handful of tables each tick builds and
+        // drops (`state`, contacts, the result), which young collections reclaim cheaply.
+        lua.gc_set_mode(GcMode::Generational(GcGenParams::default()));
 
         let mut inst = ScriptInstance {
             lua,
