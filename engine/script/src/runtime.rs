@@ -23,8 +23,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Instructions between two budget checks of the count hook.
 const HOOK_EVERY: u32 = 1000;
-/// Registry key of the per-call host bridge function.
-const HOST_KEY: &str = "fl.script.host";
 /// Registry key of the table of modules `require` has loaded.
 const LOADED_KEY: &str = "fl.script.loaded";
 /// The most contacts handed to a script per `detected_contacts()` call.
@@ -119,6 +117,10 @@ impl Budget {
 /// Per-call data the script-facing functions read and fill (Lua app data).
 #[derive(Debug, Default)]
 struct CallCtx {
+    /// The host bridge of the call under way (a scoped function, dead after the call); `None`
+    /// outside a call. Kept here rather than under a registry name: no key string to intern
+    /// twice per call.
+    bridge: Option<Function>,
     elapsed_s: f64,
     events: Vec<ScriptEvent>,
     max_events: usize,
@@ -372,12 +374,12 @@ local function step(tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, facti
     type_index = type_index,
   }, tick, dt)
   run_triggers()
-  if type(out) ~= "table" then return type(out) end
+  if type(out) ~= "table" then return false, type(out) end
   if raw_getmt(out) == nil then
-    return "table", out.aileron, out.elevator, out.rudder, out.throttle, out.speedbrake,
+    return true, out.aileron, out.elevator, out.rudder, out.throttle, out.speedbrake,
       out.afterburner, out.gear_down, out.trigger, out.release, out.weapon_station
   end
-  return "table", rawget(out, "aileron"), rawget(out, "elevator"), rawget(out, "rudder"),
+  return true, rawget(out, "aileron"), rawget(out, "elevator"), rawget(out, "rudder"),
     rawget(out, "throttle"), rawget(out, "speedbrake"), rawget(out, "afterburner"),
     rawget(out, "gear_down"), rawget(out, "trigger"), rawget(out, "release"),
     rawget(out, "weapon_station")
@@ -629,7 +631,7 @@ fn world_table(lua: &Lua) -> mlua::Result<Table> {
 /// level) there is no world: empty lists and `nil`.
 fn host_queries(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
     fn bridge(lua: &Lua) -> mlua::Result<Option<Function>> {
-        lua.named_registry_value::<Option<Function>>(HOST_KEY)
+        Ok(lua.app_data_ref::<CallCtx>().and_then(|c| c.bridge.clone()))
     }
     let contacts = lua.create_function(|lua, ()| match bridge(lua)? {
         Some(f) => f.call::<MultiValue>((0u8, 0.0, 0.0, 0.0)),
@@ -761,10 +763,11 @@ fn step_args(s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
 /// Reads the step function's answer: the returned value's type, then the known fields (read
 /// raw in Lua), bounded.
 fn read_controls(ret: MultiValue) -> Result<ScriptControls, String> {
-    let mut it = ret.into_iter();
-    match it.next() {
-        Some(Value::String(s)) if s.as_bytes().as_ref() == b"table" => {}
-        Some(Value::String(s)) if s.as_bytes().as_ref() != b"nil" => {
+    // `true, fields…` for a table; `false, type` for anything else (a boolean, not the type's
+    // name, marks a table: no string crosses back on the common path).
+    match (ret.front(), ret.get(1)) {
+        (Some(Value::Boolean(true)), _) => {}
+        (_, Some(Value::String(s))) if s.as_bytes().as_ref() != b"nil" => {
             return Err(format!(
                 "compute_control must return a table, got {}",
                 s.to_string_lossy()
@@ -772,6 +775,7 @@ fn read_controls(ret: MultiValue) -> Result<ScriptControls, String> {
         }
         _ => return Ok(ScriptControls::default()),
     }
+    let mut it = ret.into_iter().skip(1);
     let mut next = || it.next().unwrap_or(Value::Nil);
     let num = |v: Value, k: &str, lo: f64, hi: f64| -> Result<f64, String> {
         match v {
@@ -1121,9 +1125,14 @@ impl ScriptInstance {
                 scope.create_function(move |lua, (op, a, b, c): (u8, f64, f64, f64)| {
                     host_query(lua, query_host, op, a, b, c)
                 })?;
-            self.lua.set_named_registry_value(HOST_KEY, bridge)?;
+            // Each app-data borrow ends before the script runs: its callbacks borrow it too.
+            if let Some(mut ctx) = self.lua.app_data_mut::<CallCtx>() {
+                ctx.bridge = Some(bridge);
+            }
             let r = f(&self.lua, &self.step);
-            self.lua.unset_named_registry_value(HOST_KEY)?;
+            if let Some(mut ctx) = self.lua.app_data_mut::<CallCtx>() {
+                ctx.bridge = None;
+            }
             r
         });
         let events = self
