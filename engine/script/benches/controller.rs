@@ -2,13 +2,14 @@
 //! with three contacts (one locked hostile): the number behind "100 Lua-flown aircraft within
 //! 1 ms of a 60 Hz tick". Includes building the `state` table, the contacts, the instruction
 //! hook and reading the controls back — everything the server pays per scripted entity.
+//! The last case splits 100 entities over two threads, as the server's two AI workers would.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
 use common::{MockHost, drift, own_aircraft};
 use criterion::{Criterion, criterion_group, criterion_main};
-use fl_script::{CallOutcome, Limits, ScriptInstance, ScriptSources};
+use fl_script::{AircraftView, CallOutcome, Limits, ScriptInstance, ScriptSources};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {
@@ -60,16 +61,40 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             tick += 1;
             drift(&mut own, 1.0 / 60.0);
-            for inst in &mut fleet {
-                match inst.compute_control(&mut host, black_box(&own), tick, 1.0 / 60.0) {
-                    CallOutcome::Controls(c) => {
-                        black_box(c);
-                    }
-                    CallOutcome::Disabled { reason, .. } => panic!("{reason}"),
-                }
-            }
+            tick_all(&mut fleet, &mut host, &own, tick);
         })
     });
+
+    // The same 100 entities split over two threads, each owning its 50 instances and its own
+    // host, as the server's two AI workers would. Spawning the two scoped threads is inside the
+    // measurement (a server with persistent workers pays a hand-off instead).
+    let (left, right) = fleet.split_at_mut(50);
+    let mut hosts = [MockHost::busy(), MockHost::busy()];
+    let mut tick = 0u64;
+    c.bench_function("fighter_100_entities_one_tick_2_threads", |b| {
+        b.iter(|| {
+            tick += 1;
+            drift(&mut own, 1.0 / 60.0);
+            let own = &own;
+            let [h0, h1] = &mut hosts;
+            std::thread::scope(|s| {
+                s.spawn(|| tick_all(left, h0, own, tick));
+                s.spawn(|| tick_all(right, h1, own, tick));
+            });
+        })
+    });
+}
+
+/// One tick of `fleet`: every instance called once.
+fn tick_all(fleet: &mut [ScriptInstance], host: &mut MockHost, own: &AircraftView, tick: u64) {
+    for inst in fleet {
+        match inst.compute_control(host, black_box(own), tick, 1.0 / 60.0) {
+            CallOutcome::Controls(c) => {
+                black_box(c);
+            }
+            CallOutcome::Disabled { reason, .. } => panic!("{reason}"),
+        }
+    }
 }
 
 criterion_group!(benches, bench);

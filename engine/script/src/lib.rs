@@ -9,6 +9,10 @@
 //! fl-content (the server implements [`ScriptHost`]), read the wall clock, or panic or stall on
 //! anything a script does — a broken script is disabled and the caller told so.
 //!
+//! Threading: a [`ScriptInstance`] is `Send` (mlua's `send` feature), so the server may move
+//! scripted entities between its AI worker threads; one instance is called by one thread at a
+//! time (`compute_control` takes `&mut self`). The host is only borrowed for the call.
+//!
 //! The modder's reference is `docs/lua-api.md`.
 
 pub mod guidance;
@@ -64,4 +68,17 @@ pub enum ScriptError {
     /// The script failed while loading (syntax error, error or limit at top level).
     #[error("{0}")]
     Load(String),
+}
+
+#[cfg(test)]
+mod tests {
+    /// Fails to compile, not at run time, if a `!Send` field creeps back into the instance.
+    fn assert_send<T: Send>() {}
+
+    #[test]
+    fn script_instance_is_send() {
+        assert_send::<crate::ScriptInstance>();
+        assert_send::<crate::ScriptSources>();
+        assert_send::<crate::CallOutcome>();
+    }
 }

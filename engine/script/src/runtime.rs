@@ -15,15 +15,14 @@ use crate::types::{
 };
 use fl_flight::math::{Quat, Vec3};
 use mlua::chunk::ChunkMode;
+use mlua::state::{GcGenParams, GcMode};
 use mlua::{Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value, VmState};
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Instructions between two budget checks of the count hook.
 const HOOK_EVERY: u32 = 1000;
-/// Registry key of the per-call host bridge function.
-const HOST_KEY: &str = "fl.script.host";
 /// Registry key of the table of modules `require` has loaded.
 const LOADED_KEY: &str = "fl.script.loaded";
 /// The most contacts handed to a script per `detected_contacts()` call.
@@ -77,28 +76,51 @@ pub enum CallOutcome {
 }
 
 /// The instruction budget shared by the hook and the checks.
+///
+/// Atomics rather than `Cell`s because mlua's `send` feature wants every callback `Send`, so
+/// what they share must be `Sync`. Only one thread ever touches one state at a time (mlua holds
+/// the state's lock across a call), so `Relaxed` is enough: the lock orders the accesses.
 #[derive(Debug, Default)]
 struct Budget {
-    used: Cell<u64>,
-    limit: Cell<u64>,
-    exceeded: Cell<bool>,
-    out_of_memory: Cell<bool>,
-    at: RefCell<String>,
+    used: AtomicU64,
+    limit: AtomicU64,
+    exceeded: AtomicBool,
+    out_of_memory: AtomicBool,
+    at: Mutex<String>,
 }
 
 impl Budget {
     fn reset(&self, limit: u64) {
-        self.used.set(0);
-        self.limit.set(limit);
-        self.exceeded.set(false);
-        self.out_of_memory.set(false);
-        self.at.borrow_mut().clear();
+        self.used.store(0, Ordering::Relaxed);
+        self.limit.store(limit, Ordering::Relaxed);
+        self.exceeded.store(false, Ordering::Relaxed);
+        self.out_of_memory.store(false, Ordering::Relaxed);
+        self.at().clear();
+    }
+
+    fn exceeded(&self) -> bool {
+        self.exceeded.load(Ordering::Relaxed)
+    }
+
+    fn out_of_memory(&self) -> bool {
+        self.out_of_memory.load(Ordering::Relaxed)
+    }
+
+    /// Where the budget ran out. A poisoned lock still holds a valid `String`: take it.
+    fn at(&self) -> MutexGuard<'_, String> {
+        self.at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
 /// Per-call data the script-facing functions read and fill (Lua app data).
 #[derive(Debug, Default)]
 struct CallCtx {
+    /// The host bridge of the call under way (a scoped function, dead after the call); `None`
+    /// outside a call. Kept here rather than under a registry name: no key string to intern
+    /// twice per call.
+    bridge: Option<Function>,
     elapsed_s: f64,
     events: Vec<ScriptEvent>,
     max_events: usize,
@@ -135,10 +157,13 @@ fn truncate(mut text: String, max: usize) -> String {
 /// `xpcall` and `coroutine.resume/close` so an exhausted budget or memory cannot be swallowed,
 /// and builds `print`, `say`, `os.clock` and the `world` library over the Rust functions it is
 /// given, and the `guidance` and host-query wrappers. It returns the per-tick step function
-/// (build `state`, call the controller, run pending `world.on_trigger` checks, unpack the result).
+/// (build `state`, call the controller, run pending `world.on_trigger` checks, unpack the result)
+/// and the setter that hands it the controller once, after the script's top level ran (so a
+/// call passes no function reference across the C API).
 const PRELUDE: &str = r#"
 local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity = ...
 local type, error, tostring, select, rawget = type, error, tostring, select, rawget
+local raw_getmt = getmetatable
 local concat, remove, min = table.concat, table.remove, math.min
 local raw_load, raw_pcall, raw_xpcall, raw_setmt, raw_cg = load, pcall, xpcall, setmetatable, collectgarbage
 local co_resume, co_close = coroutine.resume, coroutine.close
@@ -337,8 +362,10 @@ local function run_triggers()
 end
 
 -- One tick: build `state`, call the controller, run pending triggers, and hand back the
--- returned table's fields, read raw (a metatable on the result runs nothing).
-return function(cc, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
+-- returned table's fields, read raw (a metatable on the result runs nothing). A table without
+-- a metatable is read with plain field access, which is the same as rawget but skips ten calls.
+local cc
+local function step(tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
                 dmg, dead, player_owned, owner_id, type_index)
   local out = cc({
     idx = idx, pos = { x = px, y = py, z = pz }, vel = { x = vx, y = vy, z = vz },
@@ -347,12 +374,17 @@ return function(cc, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, facti
     type_index = type_index,
   }, tick, dt)
   run_triggers()
-  if type(out) ~= "table" then return type(out) end
-  return "table", rawget(out, "aileron"), rawget(out, "elevator"), rawget(out, "rudder"),
+  if type(out) ~= "table" then return false, type(out) end
+  if raw_getmt(out) == nil then
+    return true, out.aileron, out.elevator, out.rudder, out.throttle, out.speedbrake,
+      out.afterburner, out.gear_down, out.trigger, out.release, out.weapon_station
+  end
+  return true, rawget(out, "aileron"), rawget(out, "elevator"), rawget(out, "rudder"),
     rawget(out, "throttle"), rawget(out, "speedbrake"), rawget(out, "afterburner"),
     rawget(out, "gear_down"), rawget(out, "trigger"), rawget(out, "release"),
     rawget(out, "weapon_station")
 end
+return step, function(f) cc = f end
 "#;
 
 /// `heading_error`'s flat arguments: quaternion, own position, target, radius.
@@ -599,7 +631,7 @@ fn world_table(lua: &Lua) -> mlua::Result<Table> {
 /// level) there is no world: empty lists and `nil`.
 fn host_queries(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
     fn bridge(lua: &Lua) -> mlua::Result<Option<Function>> {
-        lua.named_registry_value::<Option<Function>>(HOST_KEY)
+        Ok(lua.app_data_ref::<CallCtx>().and_then(|c| c.bridge.clone()))
     }
     let contacts = lua.create_function(|lua, ()| match bridge(lua)? {
         Some(f) => f.call::<MultiValue>((0u8, 0.0, 0.0, 0.0)),
@@ -646,33 +678,26 @@ fn host_query(
             let mut flat = Vec::with_capacity(contacts.len().min(MAX_CONTACTS) * 11);
             for k in contacts.iter().take(MAX_CONTACTS) {
                 let state = match k.state {
-                    crate::ContactState::Detected => 0.0,
-                    crate::ContactState::Locked => 1.0,
-                    crate::ContactState::Coasting => 2.0,
+                    crate::ContactState::Detected => 0,
+                    crate::ContactState::Locked => 1,
+                    crate::ContactState::Coasting => 2,
                 };
+                // Integral fields as Lua integers, so `c.idx == other.idx` and printing look right.
                 flat.extend([
-                    f64::from(k.idx),
-                    k.pos.x,
-                    k.pos.y,
-                    k.pos.z,
-                    k.vel.x,
-                    k.vel.y,
-                    k.vel.z,
-                    f64::from(k.faction),
-                    k.age_s,
-                    if k.reacted { 1.0 } else { 0.0 },
-                    state,
+                    Value::Integer(i64::from(k.idx)),
+                    Value::Number(k.pos.x),
+                    Value::Number(k.pos.y),
+                    Value::Number(k.pos.z),
+                    Value::Number(k.vel.x),
+                    Value::Number(k.vel.y),
+                    Value::Number(k.vel.z),
+                    Value::Integer(i64::from(k.faction)),
+                    Value::Number(k.age_s),
+                    Value::Number(if k.reacted { 1.0 } else { 0.0 }),
+                    Value::Integer(state),
                 ]);
             }
             let t = lua.create_sequence_from(flat)?;
-            // Integral fields as Lua integers, so `c.idx == other.idx` and printing look right.
-            for i in 0..t.raw_len() / 11 {
-                let b = i * 11;
-                for off in [1, 8, 11] {
-                    let v: f64 = t.raw_get(b + off)?;
-                    t.raw_set(b + off, v as i64)?;
-                }
-            }
             Ok(MultiValue::from_iter([Value::Table(t)]))
         }
         1 => {
@@ -708,10 +733,9 @@ fn host_query(
     }
 }
 
-/// The step function's arguments: the controller, tick, dt, then `state`'s fields flat.
-fn step_args(control: &Function, s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
+/// The step function's arguments: tick, dt, then `state`'s fields flat.
+fn step_args(s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
     MultiValue::from_iter([
-        Value::Function(control.clone()),
         Value::Integer(tick.min(i64::MAX as u64) as i64),
         Value::Number(dt),
         Value::Integer(i64::from(s.idx)),
@@ -739,16 +763,19 @@ fn step_args(control: &Function, s: &AircraftView, tick: u64, dt: f64) -> MultiV
 /// Reads the step function's answer: the returned value's type, then the known fields (read
 /// raw in Lua), bounded.
 fn read_controls(ret: MultiValue) -> Result<ScriptControls, String> {
-    let mut it = ret.into_iter();
-    let kind = match it.next() {
-        Some(Value::String(s)) => s.to_string_lossy(),
-        _ => "nil".to_string(),
-    };
-    match kind.as_str() {
-        "table" => {}
-        "nil" => return Ok(ScriptControls::default()),
-        other => return Err(format!("compute_control must return a table, got {other}")),
+    // `true, fields…` for a table; `false, type` for anything else (a boolean, not the type's
+    // name, marks a table: no string crosses back on the common path).
+    match (ret.front(), ret.get(1)) {
+        (Some(Value::Boolean(true)), _) => {}
+        (_, Some(Value::String(s))) if s.as_bytes().as_ref() != b"nil" => {
+            return Err(format!(
+                "compute_control must return a table, got {}",
+                s.to_string_lossy()
+            ));
+        }
+        _ => return Ok(ScriptControls::default()),
     }
+    let mut it = ret.into_iter().skip(1);
     let mut next = || it.next().unwrap_or(Value::Nil);
     let num = |v: Value, k: &str, lo: f64, hi: f64| -> Result<f64, String> {
         match v {
@@ -841,8 +868,9 @@ pub struct ScriptInstance {
     lua: Lua,
     name: String,
     limits: Limits,
-    budget: Rc<Budget>,
-    control: Option<Function>,
+    budget: Arc<Budget>,
+    /// The script defines `compute_control` (handed to the step function at load).
+    has_control: bool,
     step: Function,
     disabled: Option<String>,
 }
@@ -880,14 +908,15 @@ impl ScriptInstance {
             LuaOptions::new(),
         )
         .map_err(sandbox)?;
-        let budget = Rc::new(Budget::default());
+        let budget = Arc::new(Budget::default());
         lua.set_app_data(CallCtx {
             max_events: limits.events_per_call,
             ..CallCtx::default()
         });
 
         let globals = lua.globals();
-        let step = Self::install(&lua, &globals, &budget, seed).map_err(sandbox)?;
+        let (step, set_controller) =
+            Self::install(&lua, &globals, &budget, seed).map_err(sandbox)?;
         Self::install_require(&lua, &globals, sources).map_err(sandbox)?;
 
         let hook_budget = budget.clone();
@@ -895,11 +924,14 @@ impl ScriptInstance {
             HookTriggers::new().every_nth_instruction(HOOK_EVERY),
             move |_, debug| {
                 let b = &hook_budget;
-                b.used
-                    .set(b.used.get().saturating_add(u64::from(HOOK_EVERY)));
-                if b.exceeded.get() || b.used.get() > b.limit.get() {
-                    if !b.exceeded.get() {
-                        b.exceeded.set(true);
+                let used = b
+                    .used
+                    .load(Ordering::Relaxed)
+                    .saturating_add(u64::from(HOOK_EVERY));
+                b.used.store(used, Ordering::Relaxed);
+                if b.exceeded() || used > b.limit.load(Ordering::Relaxed) {
+                    if !b.exceeded() {
+                        b.exceeded.store(true, Ordering::Relaxed);
                         let src = debug
                             .source()
                             .short_src
@@ -908,7 +940,7 @@ impl ScriptInstance {
                         let line = debug
                             .current_line()
                             .map_or(String::new(), |l| format!(":{l}"));
-                        *b.at.borrow_mut() = format!("{src}{line}");
+                        *b.at() = format!("{src}{line}");
                     }
                     return Err(mlua::Error::runtime("instruction budget exceeded"));
                 }
@@ -917,45 +949,59 @@ impl ScriptInstance {
         )
         .map_err(sandbox)?;
         lua.set_memory_limit(limits.memory_bytes).map_err(sandbox)?;
+        // Generational: a controller's garbage is the handful of tables each tick builds and
+        // drops (`state`, contacts, the result), which young collections reclaim cheaply.
+        lua.gc_set_mode(GcMode::Generational(GcGenParams::default()));
 
         let mut inst = ScriptInstance {
             lua,
             name: name.to_string(),
             limits,
             budget,
-            control: None,
+            has_control: false,
             step,
             disabled: None,
         };
         let chunk_name = format!("@ai/{name}.lua");
         let src = src.to_string();
-        let run = inst.run(&mut crate::NullHost, limits.instructions_at_load, |lua| {
-            lua.load(src.as_str())
-                .set_name(chunk_name.as_str())
-                .set_mode(ChunkMode::Text)
-                .exec()
-        });
+        let run = inst.run(
+            &mut crate::NullHost,
+            limits.instructions_at_load,
+            |lua, _| {
+                lua.load(src.as_str())
+                    .set_name(chunk_name.as_str())
+                    .set_mode(ChunkMode::Text)
+                    .exec()
+            },
+        );
         if let Err(reason) = run {
             return Err(ScriptError::Load(reason));
         }
-        inst.control = inst
+        // The controller as the top level left it (a later reassignment of the global is not
+        // followed, as before). Two VM instructions: a fresh budget so the hook cannot trip.
+        let control = inst
             .lua
             .globals()
             .raw_get::<Option<Function>>("compute_control")
             .ok()
             .flatten();
+        if let Some(f) = control {
+            inst.budget.reset(limits.instructions_at_load);
+            set_controller.call::<()>(f).map_err(sandbox)?;
+            inst.has_control = true;
+        }
         Ok(inst)
     }
 
     fn install(
         lua: &Lua,
         globals: &Table,
-        budget: &Rc<Budget>,
+        budget: &Arc<Budget>,
         seed: u64,
-    ) -> mlua::Result<Function> {
+    ) -> mlua::Result<(Function, Function)> {
         let b = budget.clone();
         let check = lua.create_function(move |_, ret: MultiValue| {
-            if b.exceeded.get() {
+            if b.exceeded() {
                 return Err(mlua::Error::runtime("instruction budget exceeded"));
             }
             // A failed pcall/resume whose error is the allocator's: the memory limit was hit.
@@ -963,10 +1009,10 @@ impl ScriptInstance {
             if let (Some(Value::Boolean(false)), Some(Value::String(s))) = (ret.front(), ret.get(1))
                 && s.as_bytes().as_ref() == b"not enough memory"
             {
-                b.out_of_memory.set(true);
+                b.out_of_memory.store(true, Ordering::Relaxed);
                 return Err(mlua::Error::MemoryError("not enough memory".into()));
             }
-            if b.out_of_memory.get() {
+            if b.out_of_memory() {
                 return Err(mlua::Error::MemoryError("not enough memory".into()));
             }
             Ok(ret)
@@ -989,7 +1035,7 @@ impl ScriptInstance {
         lua.load(prelude.as_str())
             .set_name("=sandbox")
             .set_mode(ChunkMode::Text)
-            .call::<Function>((
+            .call::<(Function, Function)>((
                 check,
                 host_print,
                 host_say,
@@ -1009,7 +1055,8 @@ impl ScriptInstance {
     fn install_require(lua: &Lua, globals: &Table, sources: &ScriptSources) -> mlua::Result<()> {
         lua.set_named_registry_value(LOADED_KEY, lua.create_table()?)?;
         let sources = sources.clone();
-        let loading: Rc<RefCell<BTreeSet<String>>> = Rc::default();
+        // A `Mutex` only to be `Send` for mlua's `send` feature; calls into one state never overlap.
+        let loading: Mutex<BTreeSet<String>> = Mutex::default();
         let require = lua.create_function(move |lua, name: mlua::LuaString| {
             let name = name.to_str()?.to_string();
             if !valid_script_name(&name) {
@@ -1027,7 +1074,7 @@ impl ScriptInstance {
                 .get(&name)
                 .ok_or_else(|| mlua::Error::runtime(format!("require: no script `{name}` in the pack's ai/ folder")))?;
             {
-                let mut l = loading.borrow_mut();
+                let mut l = loading.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 if l.contains(&name) {
                     return Err(mlua::Error::runtime(format!("require: `{name}` requires itself (a cycle)")));
                 }
@@ -1041,7 +1088,10 @@ impl ScriptInstance {
                 .set_name(format!("@ai/{name}.lua"))
                 .set_mode(ChunkMode::Text)
                 .call::<Value>(name.as_str());
-            loading.borrow_mut().remove(&name);
+            loading
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&name);
             let value = match result? {
                 Value::Nil => Value::Boolean(true),
                 v => v,
@@ -1058,7 +1108,7 @@ impl ScriptInstance {
         &mut self,
         host: &mut dyn ScriptHost,
         instructions: u64,
-        f: impl FnOnce(&Lua) -> mlua::Result<R>,
+        f: impl FnOnce(&Lua, &Function) -> mlua::Result<R>,
     ) -> Result<R, String> {
         if let Some(reason) = &self.disabled {
             return Err(reason.clone());
@@ -1075,9 +1125,14 @@ impl ScriptInstance {
                 scope.create_function(move |lua, (op, a, b, c): (u8, f64, f64, f64)| {
                     host_query(lua, query_host, op, a, b, c)
                 })?;
-            self.lua.set_named_registry_value(HOST_KEY, bridge)?;
-            let r = f(&self.lua);
-            self.lua.unset_named_registry_value(HOST_KEY)?;
+            // Each app-data borrow ends before the script runs: its callbacks borrow it too.
+            if let Some(mut ctx) = self.lua.app_data_mut::<CallCtx>() {
+                ctx.bridge = Some(bridge);
+            }
+            let r = f(&self.lua, &self.step);
+            if let Some(mut ctx) = self.lua.app_data_mut::<CallCtx>() {
+                ctx.bridge = None;
+            }
             r
         });
         let events = self
@@ -1088,12 +1143,12 @@ impl ScriptInstance {
         for e in events {
             host.event(e);
         }
-        let fail = if self.budget.exceeded.get() {
+        let fail = if self.budget.exceeded() {
             Some(format!(
                 "instruction budget of {instructions} exceeded at {}",
-                self.budget.at.borrow()
+                self.budget.at()
             ))
-        } else if self.budget.out_of_memory.get() {
+        } else if self.budget.out_of_memory() {
             Some(format!(
                 "memory limit of {} bytes exceeded",
                 self.limits.memory_bytes
@@ -1137,17 +1192,15 @@ impl ScriptInstance {
         dt: f64,
     ) -> CallOutcome {
         let was_disabled = self.disabled.is_some();
-        let Some(control) = self.control.clone() else {
+        if !self.has_control {
             if !was_disabled {
                 self.disable("it defines no compute_control(state, tick, dt) function".into());
             }
             return self.disabled_outcome(was_disabled);
-        };
-        let step = self.step.clone();
+        }
         let limit = self.limits.instructions_per_call;
-        let state = *state;
-        let ret = self.run(host, limit, |_| {
-            step.call::<MultiValue>(step_args(&control, &state, tick, dt))
+        let ret = self.run(host, limit, |_, step| {
+            step.call::<MultiValue>(step_args(state, tick, dt))
         });
         match ret {
             Ok(v) => match read_controls(v) {
@@ -1181,7 +1234,7 @@ impl ScriptInstance {
     /// VM instructions the last call ran, counted in steps of 1,000 (the hook's period): a
     /// call under 1,000 instructions reads 0.
     pub fn instructions_last_call(&self) -> u64 {
-        self.budget.used.get()
+        self.budget.used.load(Ordering::Relaxed)
     }
 
     /// Bytes the state holds now.

@@ -420,3 +420,30 @@ fn missing_compute_control_is_reported() {
     let mut inst = load("lib_only", "local M = {} return M");
     assert_disabled(&mut inst, &["compute_control"]);
 }
+
+/// The host is reachable only during a call: the top level sees no world, `compute_control`
+/// and a pending trigger see the host's, and a later call sees the new host, not a stale one.
+#[test]
+fn the_host_is_reachable_only_inside_a_call() {
+    let mut inst = load(
+        "world_seen",
+        r#"
+        local at_load = #detected_contacts() + #nearby_entities(0, 0, 1e7)
+          + (get_entity(7) == nil and 0 or 1)
+        local in_trigger = -1
+        world.on_trigger(function() in_trigger = #detected_contacts() return true end,
+          function() end)
+        function compute_control()
+          local now = #detected_contacts()
+          local ok = at_load == 0 and now == 3 and (in_trigger == -1 or in_trigger == 3)
+          return { aileron = ok and 1 or 0, elevator = now / 10 }
+        end"#,
+    );
+    assert_ok(&mut inst);
+    assert_ok(&mut inst);
+    // A host with no contacts: the script sees this call's host.
+    match inst.compute_control(&mut MockHost::default(), &own_aircraft(), 3, 1.0 / 60.0) {
+        CallOutcome::Controls(c) => assert_eq!(c.elevator, 0.0),
+        other => panic!("{other:?}"),
+    }
+}
