@@ -47,6 +47,7 @@ pub mod instruments;
 pub mod local_server;
 pub mod messages;
 pub mod netgraph;
+pub mod objectives;
 pub mod prediction;
 pub mod screens;
 pub mod session;

@@ -1004,6 +1004,12 @@ pub fn extras_from_client(
         motd,
         combat,
         scopes: None,
+        objective: None,
+        radio: session
+            .mission()
+            .subtitles(now)
+            .map(|l| (l.speaker.clone(), l.text.clone()))
+            .collect(),
     }
 }
 

@@ -79,6 +79,8 @@ pub enum Event {
     MissionEnded(String),
     /// Pause: end the flight and see the debrief.
     EndFlight,
+    /// Debrief of a mission: fly the same mission again from its start (a new session).
+    Retry,
     /// Loading: the player trusts the new server's identity (the trust-on-first-use prompt).
     TrustServer,
     /// Loading: the player does not trust the new server's identity (the prompt's *Don't
@@ -166,6 +168,14 @@ impl Screens {
     }
 
     /// The debrief's outcome line.
+    /// The debrief may offer *Retry*: the session flies a mission in single player.
+    pub fn can_retry(&self) -> bool {
+        matches!(
+            self.session,
+            Some(SessionKind::SinglePlayer { mission: Some(_) })
+        )
+    }
+
     pub fn debrief(&self) -> Option<&str> {
         self.debrief.as_deref()
     }
@@ -293,6 +303,21 @@ impl Screens {
             (S::Pause, Event::EndFlight) => {
                 self.debrief = Some("You ended the flight.".into());
                 self.enter(S::Debrief, &mut fx);
+            }
+            (S::Debrief, Event::Retry) => {
+                if let Some(SessionKind::SinglePlayer {
+                    mission: Some(mission),
+                }) = self.session.clone()
+                {
+                    fx.push(Effect::StopSession);
+                    self.session = None;
+                    self.start(
+                        SessionKind::SinglePlayer {
+                            mission: Some(mission),
+                        },
+                        &mut fx,
+                    );
+                }
             }
             (_, Event::DismissMessage) => self.message = None,
             (S::Pause | S::Debrief, Event::QuitToMenu) => self.end_session(None, &mut fx),
@@ -423,6 +448,43 @@ mod tests {
         s.handle(Event::QuitToMenu);
         assert_eq!(s.handle(Event::Quit), vec![Effect::Exit]);
         assert_eq!(s.current(), Screen::Quit);
+    }
+
+    #[test]
+    fn a_mission_debrief_retries_the_same_mission_and_a_sandbox_one_does_not() {
+        let mut s = Screens::new();
+        s.handle(Event::Missions);
+        s.handle(Event::SelectMission("fl-base-pack:ia_dogfight".into()));
+        s.handle(Event::FlyMission);
+        s.handle(Event::SessionReady);
+        s.handle(Event::MissionEnded("Mission failed".into()));
+        assert_eq!(s.current(), Screen::Debrief);
+        let kind = SessionKind::SinglePlayer {
+            mission: Some("fl-base-pack:ia_dogfight".into()),
+        };
+        assert_eq!(
+            s.handle(Event::Retry),
+            vec![Effect::StopSession, Effect::StartSession(kind.clone())]
+        );
+        assert_eq!(s.current(), Screen::Loading);
+        assert_eq!(s.session(), Some(&kind));
+        assert_eq!(
+            s.debrief(),
+            None,
+            "the new flight starts without the old result"
+        );
+
+        let mut sandbox = Screens::new();
+        sandbox.handle(Event::Fly);
+        sandbox.handle(Event::SessionReady);
+        sandbox.handle(Event::Escape);
+        sandbox.handle(Event::EndFlight);
+        assert_eq!(sandbox.current(), Screen::Debrief);
+        assert!(
+            sandbox.handle(Event::Retry).is_empty(),
+            "no mission to retry"
+        );
+        assert_eq!(sandbox.current(), Screen::Debrief);
     }
 
     #[test]

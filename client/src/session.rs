@@ -18,6 +18,7 @@
 
 pub mod combat;
 mod intake;
+pub mod mission;
 
 use crate::entities::{EntityEntry, EntityTable, Upsert};
 use crate::messages::EndReason;
@@ -270,6 +271,10 @@ pub enum SessionEvent {
     Resumed {
         outage: Duration,
     },
+    /// The mission ended (`MsgMissionOutcome`, the first terminal one).
+    MissionEnded(mission::Outcome),
+    /// A radio line to subtitle (and speak, when it has a voice).
+    Radio(mission::RadioLine),
     Ended(EndReason),
 }
 
@@ -361,6 +366,7 @@ pub struct ClientSession {
     end: Option<EndReason>,
     admin_output: String,
     combat: combat::CombatLog,
+    mission: mission::MissionLog,
     admin_req: u16,
     events: Vec<SessionEvent>,
     transport_events: Vec<ClientEvent>,
@@ -416,6 +422,7 @@ impl ClientSession {
             end: None,
             admin_output: String::new(),
             combat: combat::CombatLog::default(),
+            mission: mission::MissionLog::default(),
             admin_req: 0,
             events: Vec::new(),
             transport_events: Vec::new(),
@@ -561,6 +568,11 @@ impl ClientSession {
     /// The kill feed and the peer's own combat tallies, as the server told them.
     pub fn combat(&self) -> &combat::CombatLog {
         &self.combat
+    }
+
+    /// The mission's objects, radio lines, music state and end, as the server told them.
+    pub fn mission(&self) -> &mission::MissionLog {
+        &self.mission
     }
 
     pub fn admin_output(&self) -> &str {
@@ -1054,6 +1066,20 @@ impl ClientSession {
             }
             Message::CombatEvent(e) if reliable => self.combat.on_event(&e, now),
             Message::Datalink(d) => self.combat.on_datalink(d),
+            Message::MissionRoster(r) if reliable => self.mission.on_roster(&r),
+            Message::RadioTransmission(r) if reliable => {
+                if let Some(line) = self.mission.on_radio(&r, now) {
+                    self.events.push(SessionEvent::Radio(line.clone()));
+                }
+            }
+            Message::MusicState(m) => self.mission.on_music(&m),
+            Message::MissionOutcome(o) if reliable => {
+                if self.mission.on_outcome(&o, now)
+                    && let Some(out) = self.mission.outcome
+                {
+                    self.events.push(SessionEvent::MissionEnded(out));
+                }
+            }
             Message::AdminResponse(r) => {
                 self.push_admin(r.text.as_str());
                 self.events.push(SessionEvent::AdminOutput {

@@ -16,8 +16,8 @@ use fighters_legacy::hud::Units;
 use fighters_legacy::screens::{Effect, Event, Screen, Screens, SessionKind};
 use fighters_legacy::settings::GameSettings;
 use fighters_legacy::ui::{
-    AircraftChoice, DebriefStats, MissionChoice, SettingsTab, StartPosition, TofuPrompt, UiState,
-    show,
+    AircraftChoice, BriefMark, DebriefStats, MarkKind, MissionChoice, MissionDebrief, SettingsTab,
+    StartPosition, TofuPrompt, UiState, show,
 };
 use fl_input::{Bindings, DeviceEvent, DeviceInfo, DeviceKind, DeviceSlot, PadAxis, PadButton};
 
@@ -501,6 +501,7 @@ fn the_debrief_shows_the_flights_record() {
         max_g: 6.27,
         landings: 2,
         ended: "You ended the flight.".into(),
+        mission: None,
     });
     h.run();
     press(&mut h, Key::Escape);
@@ -751,6 +752,24 @@ fn mission_select_lists_the_missions_and_opens_a_brief() {
                 fact("Hostile", "1"),
             ],
             broken: None,
+            objectives: vec![
+                (true, "Destroy bandit1".into()),
+                (false, "Do not lose your aircraft".into()),
+            ],
+            map: vec![
+                BriefMark {
+                    east_m: -1200.0,
+                    north_m: 0.0,
+                    label: "player1".into(),
+                    kind: MarkKind::Player,
+                },
+                BriefMark {
+                    east_m: 9000.0,
+                    north_m: 10000.0,
+                    label: "bandit1".into(),
+                    kind: MarkKind::Target,
+                },
+            ],
         },
         MissionChoice {
             id: "fl-trainer:free_flight_nevada".into(),
@@ -758,7 +777,7 @@ fn mission_select_lists_the_missions_and_opens_a_brief() {
             pack: "fl-trainer".into(),
             brief: "Fly, and land again when you like.".into(),
             facts: vec![fact("Your aircraft", "FL-1 Jet Trainer")],
-            broken: None,
+            ..Default::default()
         },
         MissionChoice {
             id: "p:b_not_yaml".into(),
@@ -773,7 +792,7 @@ fn mission_select_lists_the_missions_and_opens_a_brief() {
     assert_eq!(screen(&h), Screen::MissionSelect);
     assert!(shown(&h, "Tiger by the Tail (fl-base-pack)"));
     assert!(shown(&h, "Free Flight — Nevada Airfield (fl-trainer)"));
-    assert!(shown(&h, "b_not_yaml (p) — cannot be read"));
+    assert!(shown(&h, "b_not_yaml (p) — cannot be flown"));
     assert!(focused(&h, "Tiger by the Tail (fl-base-pack)"));
 
     click(&mut h, "Tiger by the Tail (fl-base-pack)");
@@ -794,17 +813,20 @@ fn mission_select_lists_the_missions_and_opens_a_brief() {
         assert!(shown(&h, k), "{k}");
         assert!(shown(&h, v), "{v}");
     }
+    for line in [
+        "Objectives",
+        "• Destroy bandit1",
+        "• Do not lose your aircraft (or the mission fails)",
+    ] {
+        assert!(shown(&h, line), "{line}");
+    }
     assert!(
-        h.query_by_label_contains("Flying missions comes in a later version")
-            .is_some()
-    );
-    assert!(
-        h.get_by_role_and_label(Role::Button, "Fly This Mission")
+        !h.get_by_role_and_label(Role::Button, "Fly This Mission")
             .accesskit_node()
             .is_disabled(),
-        "flying missions comes with the missions issue"
+        "a mission that validates can be flown"
     );
-    assert!(focused(&h, "Back"));
+    assert!(focused(&h, "Fly This Mission"));
     press(&mut h, Key::Escape);
     assert_eq!(screen(&h), Screen::MissionSelect);
 
@@ -812,15 +834,79 @@ fn mission_select_lists_the_missions_and_opens_a_brief() {
     assert!(shown(&h, "Fly, and land again when you like."));
     click(&mut h, "Back");
 
-    click(&mut h, "b_not_yaml (p) — cannot be read");
+    click(&mut h, "b_not_yaml (p) — cannot be flown");
     assert_eq!(screen(&h), Screen::MissionBrief);
-    let why = text_containing(&h, "cannot be read:");
+    let why = text_containing(&h, "cannot be flown:");
     assert!(why.contains("line 2: did not find"), "{why}");
+    assert!(
+        h.get_by_role_and_label(Role::Button, "Fly This Mission")
+            .accesskit_node()
+            .is_disabled(),
+        "a broken mission cannot be flown"
+    );
     click(&mut h, "Back");
-    click(&mut h, "Back");
-    assert_eq!(screen(&h), Screen::MainMenu);
     assert!(
         effects(&mut h).is_empty(),
         "listing missions starts nothing"
+    );
+    click(&mut h, "Tiger by the Tail (fl-base-pack)");
+    click(&mut h, "Fly This Mission");
+    assert_eq!(screen(&h), Screen::Loading);
+    assert!(
+        effects(&mut h).contains(&Effect::StartSession(SessionKind::SinglePlayer {
+            mission: Some("fl-base-pack:f5e_intercept".into())
+        }))
+    );
+}
+
+/// A mission's debrief: the result, the objectives ticked off, kills and losses; *Retry
+/// Mission* starts the same mission again.
+#[test]
+fn a_mission_debrief_shows_the_result_and_retries() {
+    let mut h = harness(Game::new());
+    click(&mut h, "Missions");
+    click(&mut h, "Intercept (fl-base)");
+    click(&mut h, "Fly This Mission");
+    h.state_mut().session(Event::SessionReady);
+    h.state_mut().ui.debrief = Some(DebriefStats {
+        time_flown_s: 95.0,
+        ended: "You ended the flight.".into(),
+        mission: Some(MissionDebrief {
+            name: "Intercept".into(),
+            result: "Mission accomplished".into(),
+            elapsed_s: Some(92.0),
+            objectives: vec![
+                ("[x]".into(), "Destroy bandit1".into()),
+                ("[x]".into(), "Do not lose your aircraft".into()),
+            ],
+            kills: 1,
+            losses: 0,
+        }),
+        ..Default::default()
+    });
+    h.state_mut()
+        .session(Event::MissionEnded("Mission accomplished".into()));
+    h.run();
+    assert_eq!(screen(&h), Screen::Debrief);
+    for text in [
+        "Intercept: Mission accomplished",
+        "Mission time 1:32",
+        "[x] Destroy bandit1",
+        "[x] Do not lose your aircraft",
+        "Kills 1   Losses 0",
+    ] {
+        assert!(shown(&h, text), "{text}");
+    }
+    assert!(focused(&h, "Retry Mission"));
+    effects(&mut h);
+    press(&mut h, Key::Enter);
+    assert_eq!(screen(&h), Screen::Loading);
+    let fx = effects(&mut h);
+    assert!(fx.contains(&Effect::StopSession), "{fx:?}");
+    assert!(
+        fx.contains(&Effect::StartSession(SessionKind::SinglePlayer {
+            mission: Some("fl-base:intercept".into())
+        })),
+        "{fx:?}"
     );
 }

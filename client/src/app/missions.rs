@@ -7,10 +7,11 @@
 //! Owns the wording of those facts. Must not: read files (the header reader in fl-content does)
 //! or start a mission (flying missions comes with the missions issue).
 
+use fl_content::mission::{Goal, Mission, Placement, Stake};
 use fl_content::mission_header::{MissionListing, StartKind};
 use fl_content::{Content, MissionHeader};
 
-use crate::ui::{MissionChoice, weather_label};
+use crate::ui::{BriefMark, MarkKind, MissionChoice, weather_label};
 
 /// Every mission of every loaded pack, in the list's order (stack order, then file name).
 pub fn mission_choices(content: &Content) -> Vec<MissionChoice> {
@@ -24,14 +25,33 @@ pub fn mission_choices(content: &Content) -> Vec<MissionChoice> {
 /// One listing as the menus show it (`content` names the player's aircraft type).
 pub fn choice(content: &Content, m: &MissionListing) -> MissionChoice {
     match &m.header {
-        Ok(h) => MissionChoice {
-            id: m.id.clone(),
-            title: h.name.clone(),
-            pack: m.pack_name.clone(),
-            brief: h.description.clone().unwrap_or_default(),
-            facts: facts(content, h),
-            broken: None,
-        },
+        Ok(h) => {
+            // The whole mission, checked as the server will check it: a refused one is listed
+            // with the reason and cannot be flown.
+            let (objectives, map, broken) = match content.load_mission(&m.id) {
+                Ok(checked) => (
+                    checked
+                        .mission
+                        .objectives()
+                        .into_iter()
+                        .map(|o| (o.stake == Stake::Win, o.text))
+                        .collect(),
+                    brief_map(&checked.mission),
+                    None,
+                ),
+                Err(refused) => (Vec::new(), Vec::new(), Some(refused.to_string())),
+            };
+            MissionChoice {
+                id: m.id.clone(),
+                title: h.name.clone(),
+                pack: m.pack_name.clone(),
+                brief: h.description.clone().unwrap_or_default(),
+                facts: facts(content, h),
+                broken,
+                objectives,
+                map,
+            }
+        }
         Err(e) => MissionChoice {
             id: m.id.clone(),
             title: m.stem.clone(),
@@ -39,8 +59,66 @@ pub fn choice(content: &Content, m: &MissionListing) -> MissionChoice {
             brief: String::new(),
             facts: vec![("File".to_owned(), format!("missions/{}.yaml", m.stem))],
             broken: Some(e.to_string()),
+            objectives: Vec::new(),
+            map: Vec::new(),
         },
     }
+}
+
+/// Mean Earth radius for the brief's flat map, m (a few kilometres of error across a theatre
+/// does not show on a sketch).
+const MAP_EARTH_RADIUS_M: f64 = 6_371_000.0;
+
+/// The objects the player may know before flying, for the brief's map: the player's slot, every
+/// object of the player's side and its allies, and the objects the objectives name as targets.
+/// Other hostiles stay off the map (finding them is the mission).
+pub fn brief_map(m: &Mission) -> Vec<BriefMark> {
+    let player_side = m.objects.iter().find(|o| o.player).map(|o| o.side.as_str());
+    let friendly = |side: &str| {
+        player_side.is_some_and(|p| {
+            p == side
+                || m.sides.iter().any(|s| {
+                    (s.id == p && s.allies.iter().any(|a| a == side))
+                        || (s.id == side && s.allies.iter().any(|a| a == p))
+                })
+        })
+    };
+    let targets: Vec<String> = m
+        .objectives()
+        .into_iter()
+        .filter_map(|o| match (o.stake, o.goal) {
+            (Stake::Win, Goal::Destroy { id, .. }) => Some(id),
+            _ => None,
+        })
+        .collect();
+    let cos_lat = m.anchor.lat_deg.to_radians().cos();
+    m.objects
+        .iter()
+        .filter_map(|o| {
+            let kind = if o.player {
+                MarkKind::Player
+            } else if targets.contains(&o.id) {
+                MarkKind::Target
+            } else if friendly(&o.side) {
+                MarkKind::Friendly
+            } else {
+                return None;
+            };
+            let (east_m, north_m) = match o.placement {
+                Placement::Anchor { east_m, north_m } => (east_m, north_m),
+                Placement::LatLon { lat_deg, lon_deg } => (
+                    (lon_deg - m.anchor.lon_deg).to_radians() * cos_lat * MAP_EARTH_RADIUS_M,
+                    (lat_deg - m.anchor.lat_deg).to_radians() * MAP_EARTH_RADIUS_M,
+                ),
+            };
+            (east_m.is_finite() && north_m.is_finite()).then(|| BriefMark {
+                east_m,
+                north_m,
+                label: o.id.clone(),
+                kind,
+            })
+        })
+        .collect()
 }
 
 /// The brief's lines: (label, value).

@@ -26,7 +26,7 @@ use fl_audio::{
     OwnAircraft, Positional, Sfx, Sound, SoundBank, SourceId,
 };
 use fl_content::Content;
-use fl_protocol::enums::{EffectType, ObjectCategory, ProjectileKind, WeaponType};
+use fl_protocol::enums::{EffectType, GameState, ObjectCategory, ProjectileKind, WeaponType};
 
 use crate::bridge::RenderEntity;
 use crate::client::Client;
@@ -45,6 +45,18 @@ const BUFFET_FULL: f64 = 1.1;
 const GUN_BURSTS_PER_S: f64 = 14.0;
 /// An actuator moving faster than this (fraction of its travel per second) runs its motor.
 const MOTOR_MIN_RATE: f64 = 0.02;
+
+/// The pack's track for a music state a mission script asked for (`world.set_music_state`;
+/// `MsgMusicState`). `Menu` in flight means silence: the menu theme is not flight music.
+pub fn mission_track(state: GameState) -> Option<MusicTrack> {
+    match state {
+        GameState::Menu => None,
+        GameState::FlightPatrol => Some(MusicTrack::Patrol),
+        GameState::FlightCombat => Some(MusicTrack::Combat),
+        GameState::MissionSuccess => Some(MusicTrack::Victory),
+        GameState::Debrief => Some(MusicTrack::Debrief),
+    }
+}
 
 /// The app's sound: music by screen, the bank, the output's tick.
 #[derive(Debug, Default)]
@@ -67,12 +79,15 @@ impl GameSound {
         content: Option<&Arc<Content>>,
         screen: Screen,
         flight_running: bool,
+        mission_music: Option<GameState>,
         now: Duration,
     ) {
         self.load_bank(audio, content);
-        // Music on the menus, none in flight (nor while one loads).
+        // Music on the menus; in flight only what a mission's script asked for (none while
+        // one loads).
         let want = match screen {
-            Screen::Loading | Screen::Flight | Screen::Pause | Screen::Quit => None,
+            Screen::Flight | Screen::Pause => mission_music.and_then(mission_track),
+            Screen::Loading | Screen::Quit => None,
             Screen::Debrief
                 if self
                     .bank
@@ -559,10 +574,10 @@ mod tests {
             ..GameSound::default()
         };
         let ms = Duration::from_millis;
-        g.frame(&audio, None, Screen::MainMenu, false, ms(0));
+        g.frame(&audio, None, Screen::MainMenu, false, None, ms(0));
         assert!(audio.stats().is_some_and(|s| s.music));
         // A flight: the music fades, the world is heard.
-        g.frame(&audio, None, Screen::Loading, true, ms(16));
+        g.frame(&audio, None, Screen::Loading, true, None, ms(16));
         audio.spawn(Positional {
             sound: Sound::Jet,
             bus: Bus::Engine,
@@ -570,14 +585,41 @@ mod tests {
             falloff: Falloff::AIRCRAFT,
             emitter: Emitter::default(),
         });
-        g.frame(&audio, None, Screen::Flight, true, ms(2_000));
+        g.frame(&audio, None, Screen::Flight, true, None, ms(2_000));
         let s = audio.stats().unwrap_or_default();
         assert!(!s.music && s.sources == 1, "{s:?}");
         // Back to the menus: the flight's sources go, the music comes back.
-        g.frame(&audio, None, Screen::Debrief, false, ms(2_016));
-        g.frame(&audio, None, Screen::Debrief, false, ms(2_500));
+        g.frame(&audio, None, Screen::Debrief, false, None, ms(2_016));
+        g.frame(&audio, None, Screen::Debrief, false, None, ms(2_500));
         let s = audio.stats().unwrap_or_default();
         assert!(s.music && s.sources == 0, "{s:?}");
+    }
+
+    #[test]
+    fn a_mission_scripts_music_plays_in_flight_when_the_pack_has_the_track() {
+        let audio = AudioOutput::silent("tests");
+        let tone = Clip::new(44_100, vec![0.25; 44_100]).unwrap_or_else(|| panic!("clip"));
+        let mut bank = SoundBank::empty();
+        bank.insert_music(MusicTrack::Combat, tone);
+        let mut g = GameSound {
+            bank: Some(Arc::new(bank)),
+            ..GameSound::default()
+        };
+        let ms = Duration::from_millis;
+        let music = |g: &mut GameSound, state, t| {
+            g.frame(&audio, None, Screen::Flight, true, state, ms(t));
+            audio.stats().is_some_and(|s| s.music)
+        };
+        assert!(!music(&mut g, None, 0), "no music in flight unless asked");
+        assert!(music(&mut g, Some(GameState::FlightCombat), 3_000));
+        music(&mut g, Some(GameState::MissionSuccess), 6_000);
+        assert!(
+            !music(&mut g, Some(GameState::MissionSuccess), 9_000),
+            "the pack has no victory track: silence"
+        );
+        music(&mut g, Some(GameState::Menu), 9_016);
+        assert!(!music(&mut g, Some(GameState::Menu), 12_000));
+        assert_eq!(mission_track(GameState::Debrief), Some(MusicTrack::Debrief));
     }
 
     #[test]

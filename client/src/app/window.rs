@@ -88,6 +88,21 @@ struct Flight {
     sound: FlightSound,
     /// The flight seen beyond the models: tracers, fireballs, smoke, flames.
     effects: crate::effects::VisualEffects,
+    /// The mission flown (single player from a brief), for the HUD's objective and the debrief.
+    mission: Option<FlownMission>,
+}
+
+/// A mission as the client knows it from its own content (the server runs the same file).
+struct FlownMission {
+    name: String,
+    objectives: Vec<fl_content::mission::Objective>,
+}
+
+impl FlownMission {
+    fn progress(&self, client: &crate::client::Client) -> Vec<crate::objectives::Progress> {
+        let session = client.session();
+        crate::objectives::progress(&self.objectives, session.mission(), &session.combat().kills)
+    }
 }
 
 impl Flight {
@@ -580,6 +595,21 @@ impl App {
     }
 
     fn begin_flight(&mut self, launched: Launched) -> Result<Flight, AppError> {
+        let mission = match self.screens.session() {
+            Some(SessionKind::SinglePlayer { mission: Some(id) }) => {
+                match launched.content.load_mission(id) {
+                    Ok(checked) => Some(FlownMission {
+                        name: checked.mission.name.clone(),
+                        objectives: checked.mission.objectives(),
+                    }),
+                    Err(e) => {
+                        tracing::warn!("mission {id}: {e}");
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
         let gfx = self.gfx.as_mut().ok_or(AppError::NoWindow)?;
         let terrain = crate::content::terrain_of(&launched.content);
         let world = WorldTerrain::start(&gfx.gpu, &mut gfx.renderer, terrain, NEVADA_AIRFIELD)
@@ -610,6 +640,7 @@ impl App {
             netgraph: crate::netgraph::NetGraph::new(),
             sound: FlightSound::default(),
             effects: crate::effects::VisualEffects::default(),
+            mission,
         })
     }
 
@@ -649,6 +680,14 @@ impl App {
                 let msg = reason();
                 self.stop_session("session ended");
                 self.handle(event_loop, Event::SessionLost(msg));
+            }
+            Screen::Flight | Screen::Pause if self.screens.debrief().is_none() => {
+                // The server ended the mission: on to the debrief (the session stays up until
+                // the player leaves or retries).
+                if let Some(out) = client.session().mission().outcome {
+                    let text = mission_result(Some(out.success)).to_owned();
+                    self.handle(event_loop, Event::MissionEnded(text));
+                }
             }
             _ => {}
         }
@@ -779,6 +818,9 @@ impl App {
             self.content.as_ref(),
             screen,
             self.flight.is_some(),
+            self.flight
+                .as_ref()
+                .and_then(|f| f.launched.client.session().mission().music),
             self.started.elapsed(),
         );
         let Some(out) = gfx.surface.acquire(&gfx.gpu) else {
@@ -1137,7 +1179,19 @@ fn hud_extras(
         extras.loss_percent = None;
     }
     combat_cues(f, &mut extras);
+    if let Some(m) = &f.mission {
+        extras.objective = crate::objectives::hud_line(&m.progress(&f.launched.client));
+    }
     extras
+}
+
+/// The debrief's words for a mission's end (`None`: it had not ended).
+fn mission_result(success: Option<bool>) -> &'static str {
+    match success {
+        Some(true) => "Mission accomplished",
+        Some(false) => "Mission failed",
+        None => "Not finished",
+    }
 }
 
 /// The weapon cues and scopes from the own combat state (the prediction's, from
@@ -1198,6 +1252,23 @@ fn debrief(f: &Flight) -> ui::DebriefStats {
         max_g: f.record.max_g,
         landings: f.record.landings,
         ended,
+        mission: f.mission.as_ref().map(|m| {
+            let session = f.launched.client.session();
+            let outcome = session.mission().outcome;
+            let tallies = session.combat().tallies;
+            ui::MissionDebrief {
+                name: m.name.clone(),
+                result: mission_result(outcome.map(|o| o.success)).to_owned(),
+                elapsed_s: outcome.map(|o| f64::from(o.elapsed_s)),
+                objectives: m
+                    .progress(&f.launched.client)
+                    .into_iter()
+                    .map(|p| (p.status.mark().to_owned(), p.objective.text))
+                    .collect(),
+                kills: tallies.kills,
+                losses: tallies.losses,
+            }
+        }),
     }
 }
 

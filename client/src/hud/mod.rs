@@ -36,6 +36,10 @@ pub const NOTICE: Color32 = Color32::from_rgb(235, 240, 235);
 pub const MAX_NOTICE_LINES: usize = 3;
 /// Characters of a notice or MOTD line shown at most.
 pub const MAX_LINE_CHARS: usize = 80;
+/// Radio subtitles shown at once.
+pub const MAX_RADIO_LINES: usize = 3;
+/// Radio subtitles' colour: set apart from the symbology and the server's notices.
+pub const RADIO: Color32 = Color32::from_rgb(150, 215, 255);
 /// Pitch-ladder spacing, degrees.
 pub const LADDER_STEP_DEG: i32 = 5;
 
@@ -61,6 +65,11 @@ pub struct HudExtras {
     pub combat: Option<combat::CombatCues>,
     /// The radar B-scope and the RWR (not drawn when `None`).
     pub scopes: Option<scopes::Scopes>,
+    /// The mission's next open objective (top left), when a mission runs.
+    pub objective: Option<String>,
+    /// Radio subtitles up now, oldest first, as (speaker, text); the newest
+    /// [`MAX_RADIO_LINES`] are shown above the notices.
+    pub radio: Vec<(String, String)>,
 }
 
 /// The player's HUD settings.
@@ -174,6 +183,7 @@ pub fn draw(
     draw_warnings(&mut c, &m, reading);
     draw_link(&mut c, &m, extras);
     draw_messages(&mut c, &m, extras);
+    draw_objective(&mut c, &m, extras);
     c.finish();
 }
 
@@ -652,6 +662,44 @@ fn draw_messages(c: &mut Canvas<'_>, m: &Metrics, extras: &HudExtras) {
         );
         y -= size.y + 2.0 * u;
     }
+    // Radio subtitles above the notices, newest lowest.
+    let skip = extras.radio.len().saturating_sub(MAX_RADIO_LINES);
+    for (speaker, text) in extras.radio.iter().skip(skip).rev() {
+        let line = match clean_line(speaker) {
+            s if s.trim().is_empty() => clean_line(text),
+            s => clean_line(&format!("{s}: {text}")),
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let size = c.text(
+            pos2(m.centre.x, y),
+            Align2::CENTER_BOTTOM,
+            &line,
+            m.mono(m.font),
+            RADIO,
+            0.0,
+        );
+        y -= size.y + 2.0 * u;
+    }
+}
+
+/// The mission's next objective, top left (clear of the heading tape and the columns).
+fn draw_objective(c: &mut Canvas<'_>, m: &Metrics, extras: &HudExtras) {
+    let Some(line) = extras.objective.as_deref().map(clean_line) else {
+        return;
+    };
+    if line.trim().is_empty() {
+        return;
+    }
+    c.text(
+        pos2(m.screen.left() + 8.0 * m.u, m.screen.top() + 6.0 * m.u),
+        Align2::LEFT_TOP,
+        &line,
+        m.mono(m.small),
+        m.colour,
+        0.0,
+    );
 }
 
 #[cfg(test)]
@@ -735,6 +783,8 @@ mod tests {
             server_throttled: true,
             notices: vec!["\u{1b}[2J".repeat(10_000); 100],
             motd: Some("m".repeat(1 << 16)),
+            objective: Some("\u{7}".repeat(1 << 16)),
+            radio: vec![("\n".repeat(1000), "r".repeat(1 << 16)); 1000],
             combat: Some(combat::CombatCues {
                 weapon: Some(combat::WeaponStatus {
                     label: "\u{7}".repeat(1 << 16),

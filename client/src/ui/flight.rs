@@ -126,9 +126,31 @@ pub(super) fn debrief(
                 ui.label("No flight record.");
             }
         }
+        let mission = stats.as_ref().and_then(|d| d.mission.as_ref());
+        if let Some(m) = mission {
+            ui.add_space(8.0 * s);
+            ui.label(RichText::new(format!("{}: {}", m.name, m.result)).strong());
+            if let Some(t) = m.elapsed_s {
+                ui.label(format!("Mission time {}", clock(t)));
+            }
+            for (mark, text) in &m.objectives {
+                ui.label(RichText::new(format!("{mark} {text}")).monospace());
+            }
+            ui.label(format!("Kills {}   Losses {}", m.kills, m.losses));
+        }
         ui.add_space(8.0 * s);
+        let retry = mission.is_some() && screens.can_retry();
+        let first = if retry {
+            let r = wide_button(ui, "Retry Mission");
+            if r.clicked() {
+                events.push(Event::Retry);
+            }
+            Some(r)
+        } else {
+            None
+        };
         let menu = wide_button(ui, "Main Menu");
-        state.focus_first(&menu);
+        state.focus_first(first.as_ref().unwrap_or(&menu));
         if menu.clicked() {
             events.push(Event::QuitToMenu);
         }

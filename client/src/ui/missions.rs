@@ -1,9 +1,12 @@
 //! The mission list (every loaded pack's missions, a broken one marked as such) and a
-//! mission's brief (its description and the facts of its header, or why it cannot be read).
+//! mission's brief (its description, the facts of its header, the objectives and a map of what
+//! the player may know, or why it cannot be flown).
 
 use egui::{Context, RichText};
 
-use super::{PANEL, UiState, dim_background, error_line, heading, panel, wide_button};
+use super::{
+    BriefMark, MarkKind, PANEL, UiState, dim_background, error_line, heading, panel, wide_button,
+};
 use crate::screens::{Event, Screens};
 
 pub(super) fn select(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>) {
@@ -18,7 +21,7 @@ pub(super) fn select(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>
         for m in &state.missions {
             let label = match m.broken {
                 None => format!("{} ({})", m.title, m.pack),
-                Some(_) => format!("{} ({}) — cannot be read", m.title, m.pack),
+                Some(_) => format!("{} ({}) — cannot be flown", m.title, m.pack),
             };
             let r = wide_button(ui, &label);
             if r.clicked() {
@@ -52,7 +55,7 @@ pub(super) fn brief(
                 heading(ui, &m.title);
                 ui.label(RichText::new(format!("From {}", m.pack)).weak());
                 if let Some(why) = &m.broken {
-                    error_line(ui, &format!("This mission cannot be read: {why}"));
+                    error_line(ui, &format!("This mission cannot be flown: {why}"));
                 } else if m.brief.is_empty() {
                     ui.label(RichText::new("The mission has no description.").weak());
                 } else {
@@ -72,7 +75,23 @@ pub(super) fn brief(
                         });
                     ui.add_space(4.0 * s);
                 }
-                state.missions_flyable && m.broken.is_none()
+                if !m.objectives.is_empty() {
+                    ui.label(RichText::new("Objectives").strong());
+                    for (win, text) in &m.objectives {
+                        let line = if *win {
+                            format!("• {text}")
+                        } else {
+                            format!("• {text} (or the mission fails)")
+                        };
+                        ui.label(line);
+                    }
+                    ui.add_space(4.0 * s);
+                }
+                if !m.map.is_empty() {
+                    brief_map(ui, &m.map, s);
+                    ui.add_space(4.0 * s);
+                }
+                m.broken.is_none()
             }
             None => {
                 heading(ui, "Mission brief");
@@ -80,12 +99,6 @@ pub(super) fn brief(
                 false
             }
         };
-        if !state.missions_flyable {
-            ui.label(
-                RichText::new("Flying missions comes in a later version; this one lists them.")
-                    .italics(),
-            );
-        }
         let fly = ui.add_enabled(fly_enabled, egui::Button::new("Fly This Mission"));
         if fly.clicked() {
             events.push(Event::FlyMission);
@@ -96,4 +109,78 @@ pub(super) fn brief(
         }
         state.focus_first(if fly_enabled { &fly } else { &back });
     });
+}
+
+/// Side of the brief map's square, points at layout scale 1.
+const MAP_SIZE: f32 = 240.0;
+/// The runway of the builtin `home` airfield, m east of the anchor (drawn for scale).
+const RUNWAY_HALF_LENGTH_M: f32 = 1250.0;
+
+/// A north-up sketch of the mission area: the anchor (its airfield's runway), the player, the
+/// friendlies and the known targets, scaled to fit with a scale bar.
+fn brief_map(ui: &mut egui::Ui, marks: &[BriefMark], s: f32) {
+    use egui::{Align2, Color32, FontId, Sense, Stroke, pos2, vec2};
+    let size = MAP_SIZE * s;
+    let (rect, _) = ui.allocate_exact_size(vec2(size, size), Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 4.0 * s, Color32::from_rgb(24, 32, 28));
+    // Metres from the anchor to the farthest mark (the runway at least), with a margin.
+    let reach = marks
+        .iter()
+        .map(|m| m.east_m.abs().max(m.north_m.abs()) as f32)
+        .fold(RUNWAY_HALF_LENGTH_M, f32::max)
+        * 1.15;
+    let scale = 0.5 * size / reach;
+    let at = |east: f32, north: f32| rect.center() + vec2(east * scale, -north * scale);
+    let runway = Stroke::new((3.0 * s).max(1.0), Color32::from_gray(150));
+    painter.line_segment(
+        [
+            at(-RUNWAY_HALF_LENGTH_M, 0.0),
+            at(RUNWAY_HALF_LENGTH_M, 0.0),
+        ],
+        runway,
+    );
+    let font = FontId::proportional(11.0 * s);
+    for m in marks {
+        let p = at(m.east_m as f32, m.north_m as f32);
+        let colour = match m.kind {
+            MarkKind::Player => Color32::from_rgb(90, 255, 120),
+            MarkKind::Friendly => Color32::from_rgb(110, 170, 255),
+            MarkKind::Target => Color32::from_rgb(255, 90, 70),
+        };
+        painter.circle_filled(p, 4.0 * s, colour);
+        painter.text(
+            p + vec2(6.0 * s, 0.0),
+            Align2::LEFT_CENTER,
+            &m.label,
+            font.clone(),
+            colour,
+        );
+    }
+    painter.text(
+        rect.center_top() + vec2(0.0, 4.0 * s),
+        Align2::CENTER_TOP,
+        "N",
+        font.clone(),
+        Color32::from_gray(200),
+    );
+    // A scale bar of a round number of kilometres, about a quarter of the map.
+    let km = [1.0f32, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0]
+        .into_iter()
+        .find(|km| km * 1000.0 * scale >= 0.2 * size)
+        .unwrap_or(1000.0);
+    let y = rect.bottom() - 10.0 * s;
+    let x0 = rect.left() + 10.0 * s;
+    let x1 = x0 + km * 1000.0 * scale;
+    painter.line_segment(
+        [pos2(x0, y), pos2(x1, y)],
+        Stroke::new(s.max(1.0), Color32::from_gray(200)),
+    );
+    painter.text(
+        pos2(x1 + 4.0 * s, y),
+        Align2::LEFT_CENTER,
+        format!("{km} km"),
+        font,
+        Color32::from_gray(200),
+    );
 }

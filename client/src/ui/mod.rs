@@ -104,8 +104,33 @@ pub struct MissionChoice {
     /// What the mission's header says, as (label, value) lines: map, time, weather, the
     /// player's aircraft and start, friendly and hostile objects.
     pub facts: Vec<(String, String)>,
-    /// Why the mission cannot be read (a broken mission is listed with its reason).
+    /// Why the mission cannot be read or flown (a broken or refused mission is listed with its
+    /// reason).
     pub broken: Option<String>,
+    /// The objectives as (wins the mission, line), wins first.
+    pub objectives: Vec<(bool, String)>,
+    /// What the brief's map shows: the objects the player is allowed to know.
+    pub map: Vec<BriefMark>,
+}
+
+/// One object on the brief's map, metres east and north of the mission's anchor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BriefMark {
+    pub east_m: f64,
+    pub north_m: f64,
+    pub label: String,
+    pub kind: MarkKind,
+}
+
+/// How a brief's map mark is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// The player's slot.
+    Player,
+    /// The player's side or an ally.
+    Friendly,
+    /// A target the objectives name.
+    Target,
 }
 
 /// The Join screen's form. The recent servers it lists are `GameSettings::recent_servers`
@@ -139,6 +164,24 @@ pub struct DebriefStats {
     pub landings: u32,
     /// What ended the flight, in words (e.g. "You ended the flight.", "Crashed into terrain").
     pub ended: String,
+    /// The mission's side of it, when a mission was flown.
+    pub mission: Option<MissionDebrief>,
+}
+
+/// A mission's debrief: its result, the objectives ticked off, kills and losses.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MissionDebrief {
+    /// The mission's name.
+    pub name: String,
+    /// "Mission accomplished", "Mission failed", or "Not finished" when the player left first.
+    pub result: String,
+    /// Mission time at the end, s (`None`: the server had not ended it).
+    pub elapsed_s: Option<f64>,
+    /// (mark, line) per objective: `[x]` met, `[!]` failed, `[ ]` open.
+    pub objectives: Vec<(String, String)>,
+    /// The player's kills and losses, as the server counted them.
+    pub kills: u32,
+    pub losses: u32,
 }
 
 /// Everything the screens need that is not in [`Screens`].
@@ -150,9 +193,6 @@ pub struct UiState {
     pub free_flight: FreeFlightSetup,
     /// Missions of the loaded packs (filled by the window).
     pub missions: Vec<MissionChoice>,
-    /// Whether the brief's *Fly* starts the mission (flying missions comes with the missions
-    /// issue; until then the brief says so and *Fly* is disabled).
-    pub missions_flyable: bool,
     pub join: JoinForm,
     /// Set by the window when a new server's identity must be confirmed; the prompt answers
     /// `Event::TrustServer` or `Event::DeclineServer`. The window clears it.
@@ -192,7 +232,6 @@ impl UiState {
             aircraft: Vec::new(),
             free_flight: FreeFlightSetup::default(),
             missions: Vec::new(),
-            missions_flyable: false,
             join: JoinForm::default(),
             tofu_prompt: None,
             debrief: None,

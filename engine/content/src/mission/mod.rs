@@ -25,10 +25,12 @@ use crate::findings::{Finding, Severity};
 use crate::mission_header::{MAX_MISSION_HEADER_BYTES, yaml_options};
 pub use crate::mission_header::{MissionTime, StartKind};
 
+mod objectives;
 mod read;
 mod validate;
 mod yaml;
 
+pub use objectives::{Goal, Objective, Stake};
 pub use read::{parse_mission, parse_mission_bytes, read_mission_file};
 pub use validate::{CheckedMission, MissionRefused};
 pub use yaml::MissionCheck;
