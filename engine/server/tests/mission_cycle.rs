@@ -120,8 +120,14 @@ fn a_scripted_kill_ends_the_dogfight_and_it_restarts_with_the_pilot_seated() {
     let first_own = h.server.mission_entity("player1").expect("slot bound");
     assert_eq!(own_entity_idx(&c), Some(first_own.index));
 
-    // The kill at 1 s ends the run in success; the client hears it once.
-    let events = run(&mut h, &mut d, 60, &mut c);
+    // The kill at 1 s of mission time (the join took some) ends the run in success on the next
+    // tick; the client hears it once.
+    let left = 60 - h.server.mission_status().expect("status").elapsed_ticks;
+    let events = run(&mut h, &mut d, left + 1, &mut c);
+    assert!(
+        matches!(events.last(), Some(DirectorEvent::Ended(s)) if s.elapsed_ticks == 61),
+        "{events:?}"
+    );
     assert!(
         events.iter().any(|e| matches!(
             e,
@@ -137,7 +143,7 @@ fn a_scripted_kill_ends_the_dogfight_and_it_restarts_with_the_pilot_seated() {
     assert_eq!(outcomes(&c), vec![MissionResultCode::Success]);
 
     // Still ended during the delay; then stopped and started again.
-    let events = run(&mut h, &mut d, DELAY - 2, &mut c);
+    let events = run(&mut h, &mut d, DELAY - 1, &mut c);
     assert!(
         !events
             .iter()
@@ -145,7 +151,7 @@ fn a_scripted_kill_ends_the_dogfight_and_it_restarts_with_the_pilot_seated() {
         "{events:?}"
     );
     assert_eq!(d.runs(), 1);
-    let events = run(&mut h, &mut d, 4, &mut c);
+    let events = run(&mut h, &mut d, 1, &mut c);
     let stopped = events.iter().find_map(|e| match e {
         DirectorEvent::Stopped(s) => Some(s.clone()),
         _ => None,
