@@ -1,7 +1,10 @@
 //! The headless client: the whole client loop without a window, against a server address, the
 //! embedded single-player server, or an in-process LinkSim world (virtual time, truth known),
 //! ending with one JSON summary — prediction corrections, visual pops, snapshot interval and
-//! jitter, RTT, loss, bytes, remote interpolation error where the truth is known.
+//! jitter, RTT, loss, bytes, remote interpolation error where the truth is known. With a mission
+//! (`HeadlessOptions::mission`) the server runs it — the embedded server in real time, or
+//! [`Mode::Fast`]'s in-process world in virtual time — and the summary reports it; the run stops
+//! [`MISSION_END_GRACE`] after the mission ends.
 //!
 //! Owns the real-time frame pacing (the only place the client reads the wall clock) and the
 //! summary's shape (documented field by field in `docs/client.md`).

@@ -5,6 +5,11 @@
 //! checks every prediction against the server's state after the same input, and measures the
 //! remote-aircraft interpolation error against the server's positions at the render tick.
 //!
+//! By default both sides know the builtin content only; with `SimConfig::content` the server
+//! takes its types and terrain from that stack and the client predicts with it, and with
+//! `SimConfig::mission` the server runs a mission (started before the client connects, driven by
+//! its director after every tick) — the headless `--mission --fast` mode.
+//!
 //! Owns the virtual clock and the truth records. Must not read the wall clock.
 
 use crate::client::{Client, ClientConfig, Pilot};

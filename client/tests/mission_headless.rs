@@ -129,7 +129,8 @@ fn the_embedded_real_time_server_runs_a_mission_too() {
     let data = tempfile::tempdir().expect("tempdir");
     let out = bin(data.path(), &pack)
         .args(["--mission", DOGFIGHT, "--seconds", "20"])
-        .args(["--autopilot", "level", "--mission-destroy", "bandit1@1"])
+        // 3 s: the pilot has joined (loopback QUIC) by then and hears the outcome.
+        .args(["--autopilot", "level", "--mission-destroy", "bandit1@3"])
         .output()
         .expect("runs");
     let v = summary(&out);
