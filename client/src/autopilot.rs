@@ -14,7 +14,7 @@ use fl_flight::gravity::Planet;
 use fl_flight::math::{Vec3, atan2, cos, sin};
 
 /// The names `--autopilot` accepts.
-pub const AUTOPILOTS: &[&str] = &["aerobatics", "level", "orbit", "idle", "attack"];
+pub const AUTOPILOTS: &[&str] = &["aerobatics", "level", "orbit", "idle", "attack", "dive"];
 
 /// Builds a scripted pilot by name.
 pub fn by_name(name: &str) -> Option<Box<dyn Pilot + Send>> {
@@ -24,6 +24,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Pilot + Send>> {
         "orbit" => Some(Box::new(Orbit)),
         "idle" => Some(Box::new(Idle)),
         "attack" => Some(Box::new(Attack::default())),
+        "dive" => Some(Box::new(Dive)),
         _ => None,
     }
 }
@@ -90,6 +91,31 @@ impl Pilot for Level {
         match view.state {
             Some(s) => level_controls(&attitude(s, view.planet_radius_m), 3000.0),
             None => Idle.command(view),
+        }
+    }
+}
+
+/// Flies into the ground: wings level, full throttle, the nose held [`Dive::PITCH_DEG`] below
+/// the horizon until impact (tests of a mission's "player crashed" failure).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dive;
+
+impl Dive {
+    /// The dive angle held, degrees below the horizon.
+    pub const PITCH_DEG: f64 = 50.0;
+}
+
+impl Pilot for Dive {
+    fn command(&mut self, view: &PilotView<'_>) -> PilotInput {
+        let Some(s) = view.state else {
+            return Idle.command(view);
+        };
+        let a = attitude(s, view.planet_radius_m);
+        PilotInput {
+            throttle: 1.0,
+            roll: (-a.bank * 1.5).clamp(-1.0, 1.0) as f32,
+            pitch: ((-Self::PITCH_DEG.to_radians() - a.pitch) * 2.0).clamp(-1.0, 1.0) as f32,
+            ..PilotInput::default()
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The headless client: the whole client loop without a window, against a server address, the
 //! embedded single-player server, or an in-process LinkSim world (virtual time, truth known),
 //! ending with one JSON summary — prediction corrections, visual pops, snapshot interval and
-//! jitter, RTT, loss, bytes, remote interpolation error where the truth is known.
+//! jitter, RTT, loss, bytes, remote interpolation error where the truth is known. With a mission
+//! (`HeadlessOptions::mission`) the server runs it — the embedded server in real time, or
+//! [`Mode::Fast`]'s in-process world in virtual time — and the summary reports it; the run stops
+//! [`MISSION_END_GRACE`] after the mission ends.
 //!
 //! Owns the real-time frame pacing (the only place the client reads the wall clock) and the
 //! summary's shape (documented field by field in `docs/client.md`).
@@ -15,10 +18,14 @@ use crate::sim::{ExactnessCheck, Sim, SimConfig, SimSetupError};
 use crate::stats::Summary;
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use fl_net::quic::{Fingerprint, TrustPolicy};
+use fl_protocol::enums::MissionResultCode;
+use fl_server::mission_director::MissionDirector;
+use fl_server::server::mission::{MissionState, MissionStatus};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Where the headless client flies.
@@ -36,6 +43,9 @@ pub enum Mode {
         targets: usize,
         seed: u64,
     },
+    /// An in-process server over a perfect (zero-latency, lossless) simulated link, in virtual
+    /// time, with the loaded content on both sides: missions checked in seconds (`--fast`).
+    Fast,
 }
 
 impl Mode {
@@ -44,6 +54,7 @@ impl Mode {
             Mode::SinglePlayer => "single-player",
             Mode::Connect { .. } => "connect",
             Mode::LinkSim { .. } => "linksim",
+            Mode::Fast => "fast",
         }
     }
 }
@@ -65,7 +76,14 @@ pub struct HeadlessOptions {
     /// The client's content stack (prediction resolves the flown type's flight model in it;
     /// `None`: the builtin content only).
     pub content: Option<std::sync::Arc<fl_content::Content>>,
+    /// A mission for the server to run (single player and fast modes): started before the
+    /// pilot joins, the run ends [`MISSION_END_GRACE`] after the mission ends.
+    pub mission: Option<MissionDirector>,
 }
+
+/// How long a headless run goes on after its mission ended (so the client hears the server's
+/// `MsgMissionOutcome`), before it stops early.
+pub const MISSION_END_GRACE: Duration = Duration::from_secs(1);
 
 impl Default for HeadlessOptions {
     fn default() -> Self {
@@ -83,6 +101,7 @@ impl Default for HeadlessOptions {
             pin: None,
             local: LocalServerConfig::default(),
             content: None,
+            mission: None,
         }
     }
 }
@@ -344,6 +363,56 @@ impl CombatSummary {
     }
 }
 
+/// The mission part of the summary (runs with `--mission`): the server's status of the run at
+/// the end, and what the client heard of its outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct MissionSummary {
+    /// `<pack id>:<file stem>`.
+    pub id: String,
+    /// `running`, `success` or `failure`.
+    pub state: String,
+    /// Mission time, s (ticks × the fixed step), up to the end.
+    pub elapsed_s: f64,
+    pub elapsed_ticks: u64,
+    /// Objects spawned (at the start, plus player slots bound).
+    pub objects: u32,
+    pub triggers_fired: u16,
+    /// Lua scripts running, and the errors of those disabled (empty when none).
+    pub scripts: u32,
+    pub script_errors: Vec<String>,
+    pub player_slots: u32,
+    pub slots_bound: u32,
+    /// The outcome the client heard (`MsgMissionOutcome`: `success`, `failure`, `incomplete`);
+    /// `null` when none arrived.
+    pub outcome_heard: Option<String>,
+}
+
+impl MissionSummary {
+    /// The summary of `status`, with what `client` heard.
+    pub fn of(status: &MissionStatus, client: &Client) -> Self {
+        Self {
+            id: status.id.clone(),
+            state: status.state.name().to_owned(),
+            elapsed_s: status.elapsed_s,
+            elapsed_ticks: status.elapsed_ticks,
+            objects: status.objects,
+            triggers_fired: status.triggers_fired,
+            scripts: status.scripts,
+            script_errors: status.script_errors.clone(),
+            player_slots: status.player_slots,
+            slots_bound: status.slots_bound,
+            outcome_heard: client.session().mission_outcome().map(|(code, _, _)| {
+                match code {
+                    MissionResultCode::Success => "success",
+                    MissionResultCode::Failure => "failure",
+                    MissionResultCode::Incomplete => "incomplete",
+                }
+                .to_owned()
+            }),
+        }
+    }
+}
+
 /// The one JSON object a headless run prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct HeadlessSummary {
@@ -358,8 +427,11 @@ pub struct HeadlessSummary {
     pub interpolation: InterpolationSummary,
     pub combat: CombatSummary,
     pub entities: usize,
-    /// Independent check against the server's truth (LinkSim mode only).
+    /// Independent check against the server's truth (LinkSim and fast modes).
     pub exactness: Option<ExactnessCheck>,
+    /// The mission run (only with `--mission`; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mission: Option<MissionSummary>,
 }
 
 impl HeadlessSummary {
@@ -483,6 +555,7 @@ pub fn summarize(
         combat: CombatSummary::of(s.combat()),
         entities: s.entities().len(),
         exactness: sim.map(|r| r.exactness),
+        mission: None,
     }
 }
 
@@ -542,8 +615,49 @@ pub fn run(opts: &HeadlessOptions) -> Result<HeadlessSummary, HeadlessError> {
                 Some(&report),
             ))
         }
+        Mode::Fast => {
+            let cfg = SimConfig {
+                seed: opts.mission.as_ref().map_or(1, MissionDirector::seed),
+                link: LinkConfig::symmetric(DirectionConfig::default()),
+                frame_interval: Duration::from_secs_f64(1.0 / opts.frame_rate.clamp(1.0, 1000.0)),
+                server: opts.local.server.clone(),
+                targets: 0,
+                client: opts.client.clone(),
+                session: opts.session.clone(),
+                content: opts.content.clone(),
+                mission: opts.mission.clone(),
+                ..SimConfig::default()
+            };
+            let mut sim = Sim::new(cfg, pilot)?;
+            let mut ended_at: Option<Duration> = None;
+            sim.run_until(Duration::from_secs_f64(opts.seconds.max(0.0)), |s| {
+                if s.mission_status()
+                    .is_some_and(|m| m.state != MissionState::Running)
+                {
+                    ended_at.get_or_insert(s.now());
+                }
+                s.client().session().state() == SessionState::Ended
+                    || ended_at.is_some_and(|t| s.now() >= t + MISSION_END_GRACE)
+            });
+            let report = sim.report();
+            let mut summary = summarize(
+                sim.client(),
+                opts.mode.name(),
+                &opts.autopilot,
+                report.virtual_seconds,
+                Some(&report),
+            );
+            summary.mission = sim
+                .mission_status()
+                .map(|m| MissionSummary::of(&m, sim.client()));
+            Ok(summary)
+        }
         Mode::SinglePlayer => {
-            let server = LocalServer::start(opts.local.clone(), Duration::from_secs(20))?;
+            let mut local = opts.local.clone();
+            if opts.mission.is_some() {
+                local.mission = opts.mission.clone();
+            }
+            let server = LocalServer::start(local, Duration::from_secs(20))?;
             let info = server
                 .info()
                 .ok_or(HeadlessError::LocalServer(LocalServerError::Vanished))?;
@@ -555,7 +669,8 @@ pub fn run(opts: &HeadlessOptions) -> Result<HeadlessSummary, HeadlessError> {
                 opts.session.clone(),
                 Duration::ZERO,
             )?;
-            let summary = real_time(opts, session, pilot.as_mut(), started);
+            let source = server.mission_status_source();
+            let summary = real_time(opts, session, pilot.as_mut(), started, Some(&source));
             drop(server);
             Ok(summary)
         }
@@ -584,7 +699,7 @@ pub fn run(opts: &HeadlessOptions) -> Result<HeadlessSummary, HeadlessError> {
                 opts.session.clone(),
                 Duration::ZERO,
             )?;
-            Ok(real_time(opts, session, pilot.as_mut(), started))
+            Ok(real_time(opts, session, pilot.as_mut(), started, None))
         }
     }
 }
@@ -604,13 +719,24 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr, HeadlessError> {
 
 /// The wall-clock loop: frames at `frame_rate` until `seconds` pass or the session ends. A
 /// join still under way when `seconds` pass is waited for (the join timeout bounds it), so a
-/// short run against a silent address still ends with the join timeout's message.
+/// short run against a silent address still ends with the join timeout's message. With a
+/// mission (`mission`: its status after the server's latest tick), the run ends
+/// [`MISSION_END_GRACE`] after the mission ended.
 fn real_time(
     opts: &HeadlessOptions,
     session: ClientSession,
     pilot: &mut dyn Pilot,
     started: Instant,
+    mission: Option<&Mutex<Option<MissionStatus>>>,
 ) -> HeadlessSummary {
+    let status = || {
+        mission.and_then(|m| {
+            m.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        })
+    };
+    let mut ended_at: Option<Duration> = None;
     let join_timeout = session.config().handshake_timeout;
     let mut client = Client::new(session, opts.client.clone(), opts.content.clone());
     let frame = Duration::from_secs_f64(1.0 / opts.frame_rate.clamp(1.0, 1000.0));
@@ -624,9 +750,13 @@ fn real_time(
             client.session().state(),
             SessionState::Connecting | SessionState::Handshaking
         );
+        if status().is_some_and(|m| m.state != MissionState::Running) {
+            ended_at.get_or_insert(now);
+        }
         if client.session().state() == SessionState::Ended
             || (now >= limit && !joining)
             || now >= hard_limit
+            || ended_at.is_some_and(|t| now >= t + MISSION_END_GRACE)
         {
             break;
         }
@@ -634,7 +764,8 @@ fn real_time(
         std::thread::sleep(frame.saturating_sub(spent));
     }
     let seconds = started.elapsed().as_secs_f64();
-    let summary = summarize(&client, opts.mode.name(), &opts.autopilot, seconds, None);
+    let mut summary = summarize(&client, opts.mode.name(), &opts.autopilot, seconds, None);
+    summary.mission = status().map(|m| MissionSummary::of(&m, &client));
     client.disconnect("headless run finished");
     // One more service so the close is queued before the transport is dropped.
     client.frame(started.elapsed(), pilot);

@@ -12,14 +12,16 @@
 
 use fl_content::{Content, StackSources};
 use fl_net::quic::{Fingerprint, QuicServer, ServerConfig as QuicConfig};
-use fl_server::runtime::{Command, Metrics, RuntimeConfig, ServerHandle, spawn};
+use fl_server::mission_director::MissionDirector;
+use fl_server::runtime::{Command, Metrics, RuntimeConfig, ServerHandle, spawn_hooked};
+use fl_server::server::mission::MissionStatus;
 use fl_server::server::{Server, ServerConfig, SpawnPoint};
 use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, channel};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -38,6 +40,9 @@ pub struct LocalServerConfig {
     /// AI aircraft to spawn (an `fl-ai` factory line each flies).
     pub ai_aircraft: usize,
     pub ai_behaviour: String,
+    /// A mission to run: started before anyone joins (the pilot binds its first free player
+    /// slot) and driven after every tick; its status is published ([`LocalServer::mission_status`]).
+    pub mission: Option<MissionDirector>,
 }
 
 impl Default for LocalServerConfig {
@@ -53,6 +58,7 @@ impl Default for LocalServerConfig {
             mods_dirs: Vec::new(),
             ai_aircraft: 0,
             ai_behaviour: "loiter".to_owned(),
+            mission: None,
         }
     }
 }
@@ -83,6 +89,8 @@ pub enum LocalServerError {
     Timeout(Duration),
     #[error("the server setup thread ended without reporting")]
     Vanished,
+    #[error("the mission did not start")]
+    Mission(#[source] fl_server::server::mission::MissionStartError),
 }
 
 type Ready = Result<(LocalServerInfo, ServerHandle), LocalServerError>;
@@ -94,6 +102,7 @@ pub struct LocalServer {
     setup: Option<JoinHandle<()>>,
     handle: Option<ServerHandle>,
     info: Option<LocalServerInfo>,
+    mission: Arc<Mutex<Option<MissionStatus>>>,
     _data_dir: Option<tempfile::TempDir>,
 }
 
@@ -113,10 +122,12 @@ impl LocalServer {
             }
         };
         let (tx, rx) = channel();
+        let mission = Arc::new(Mutex::new(None));
+        let published = mission.clone();
         let setup = std::thread::Builder::new()
             .name("fl-local-server-setup".into())
             .spawn(move || {
-                let _ = tx.send(start(&cfg, dir));
+                let _ = tx.send(start(&cfg, dir, published));
             })
             .map_err(LocalServerError::Thread)?;
         Ok(Self {
@@ -124,6 +135,7 @@ impl LocalServer {
             setup: Some(setup),
             handle: None,
             info: None,
+            mission,
             _data_dir: temp,
         })
     }
@@ -204,6 +216,19 @@ impl LocalServer {
         self.handle.as_ref().map(ServerHandle::metrics)
     }
 
+    /// The mission's status after the latest tick (`None` without a mission).
+    pub fn mission_status(&self) -> Option<MissionStatus> {
+        self.mission
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// A handle reading the mission's status after the latest tick.
+    pub fn mission_status_source(&self) -> Arc<Mutex<Option<MissionStatus>>> {
+        self.mission.clone()
+    }
+
     /// Whether the server thread is running.
     pub fn is_running(&self) -> bool {
         self.handle.as_ref().is_some_and(|h| !h.is_finished())
@@ -239,7 +264,11 @@ impl Drop for LocalServer {
     }
 }
 
-fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
+fn start(
+    cfg: &LocalServerConfig,
+    data_dir: PathBuf,
+    published: Arc<Mutex<Option<MissionStatus>>>,
+) -> Ready {
     std::fs::create_dir_all(&data_dir).map_err(LocalServerError::DataDir)?;
     let content = match &cfg.content {
         Some(c) => c.clone(),
@@ -266,10 +295,28 @@ fn start(cfg: &LocalServerConfig, data_dir: PathBuf) -> Ready {
     };
     let mut server = Server::new(cfg.server.clone(), Box::new(quic), types);
     server.set_terrain(crate::content::terrain_of(&content));
+    let mut director = cfg.mission.clone();
+    if let Some(d) = director.as_mut() {
+        d.start(&mut server).map_err(LocalServerError::Mission)?;
+        publish(&published, server.mission_status());
+    }
     spawn_ai(&mut server, cfg);
-    let handle = spawn(server, RuntimeConfig::default(), None).map_err(LocalServerError::Thread)?;
+    let hook: Option<fl_server::runtime::TickHook> = director.map(|mut d| {
+        Box::new(move |s: &mut Server| {
+            d.after_tick(s);
+            publish(&published, s.mission_status());
+        }) as fl_server::runtime::TickHook
+    });
+    let handle = spawn_hooked(server, RuntimeConfig::default(), None, hook)
+        .map_err(LocalServerError::Thread)?;
     tracing::info!(addr = %info.addr, "local server ready");
     Ok((info, handle))
+}
+
+fn publish(slot: &Mutex<Option<MissionStatus>>, status: Option<MissionStatus>) {
+    *slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = status;
 }
 
 fn spawn_ai(server: &mut Server, cfg: &LocalServerConfig) {

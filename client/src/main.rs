@@ -7,6 +7,7 @@
 //!                 [--pack DIR]... [--autopilot NAME --seconds N [--screenshot PNG]]
 //! fighters-legacy --headless [--connect HOST[:PORT] | --single-player | --linksim]
 //!                 [--seconds N] [--autopilot NAME] [--aircraft TYPE]
+//! fighters-legacy --headless --pack DIR --mission PACK:STEM [--seconds N] [--fast] [--seed S]
 //! ```
 //!
 //! Content loads as on the server: the user's mods folder (`<data dir>/mods`), then `--mods`,
@@ -16,9 +17,12 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use fighters_legacy::address::parse_target;
 use fighters_legacy::content::{self, ContentOptions};
-use fighters_legacy::headless::{HeadlessOptions, Mode, run};
+use fighters_legacy::headless::{HeadlessError, HeadlessOptions, Mode, run};
+use fighters_legacy::local_server::LocalServerError;
 use fighters_legacy::session::SessionConfig;
+use fighters_legacy::sim::SimSetupError;
 use fl_net::quic::Fingerprint;
+use fl_server::mission_director::{MissionDirector, OnEnd, ScheduledDestroy};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -69,8 +73,8 @@ struct Args {
     /// "connection interrupted" and keeps flying on prediction). Also QUIC's idle timeout.
     #[arg(long, default_value_t = 15.0)]
     idle_timeout: f64,
-    /// Who flies: aerobatics, level, orbit, idle, attack (headless default: aerobatics; windowed
-    /// scripted default: level).
+    /// Who flies: aerobatics, level, orbit, idle, attack, dive (headless default: aerobatics;
+    /// windowed scripted default: level).
     #[arg(long)]
     autopilot: Option<String>,
     /// Client frames per second.
@@ -100,9 +104,23 @@ struct Args {
     /// --linksim: AI aircraft to interpolate (their error against the truth is reported).
     #[arg(long, default_value_t = 1)]
     targets: usize,
-    /// --linksim: seed of the simulated network.
+    /// --linksim: seed of the simulated network; --mission: the mission's seed (combat draws;
+    /// --fast: the simulated network's too).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Headless: run this mission (`<pack id>:<file stem>`, e.g. fl-base-pack:ia_dogfight) on the
+    /// server, started before the pilot joins its first player slot. The summary gets a
+    /// `mission` object; the run stops a second after the mission ends. A refused mission exits 1.
+    #[arg(long, value_name = "PACK:STEM", conflicts_with_all = ["connect", "linksim"])]
+    mission: Option<String>,
+    /// --mission: fly in virtual time against an in-process server (a perfect simulated link),
+    /// so a 10-minute mission runs in seconds.
+    #[arg(long, requires = "mission")]
+    fast: bool,
+    /// Test hook (--mission): destroy mission object OBJECT when the mission time reaches
+    /// SECONDS, through the server's damage path (repeatable). See docs/testing.md.
+    #[arg(long, value_name = "OBJECT@SECONDS", hide = true, requires = "mission")]
+    mission_destroy: Vec<String>,
     /// --single-player: AI aircraft in the embedded world.
     #[arg(long, default_value_t = 0)]
     ai: usize,
@@ -231,7 +249,41 @@ fn main_inner(args: Args) -> Result<bool> {
         opts.local.content = Some(content.clone());
         opts.content = Some(content);
     }
-    let summary = run(&opts).context("headless run")?;
+    if let Some(id) = &args.mission {
+        let Some(content) = opts.content.clone() else {
+            bail!("--mission needs the content stack");
+        };
+        let checked = match content.load_mission(id) {
+            Ok(m) => m,
+            Err(refused) => {
+                eprintln!("fighters-legacy: {refused}");
+                for f in &refused.findings {
+                    eprintln!("  {f}");
+                }
+                return Ok(false);
+            }
+        };
+        for w in &checked.warnings {
+            tracing::warn!("{w}");
+        }
+        let mut director = MissionDirector::new(vec![checked], OnEnd::Hold, 0, args.seed);
+        for hook in &args.mission_destroy {
+            director.schedule_destroy(parse_destroy(hook)?);
+        }
+        opts.mission = Some(director);
+        if args.fast {
+            opts.mode = Mode::Fast;
+        }
+    }
+    let summary = match run(&opts) {
+        Ok(s) => s,
+        Err(e @ HeadlessError::LocalServer(LocalServerError::Mission(_)))
+        | Err(e @ HeadlessError::Sim(SimSetupError::Mission(_))) => {
+            eprintln!("fighters-legacy: {}", fl_net::error_chain(&e));
+            return Ok(false);
+        }
+        Err(e) => return Err(anyhow::Error::new(e).context("headless run")),
+    };
     println!(
         "{}",
         serde_json::to_string_pretty(&summary).context("encoding the summary")?
@@ -240,6 +292,24 @@ fn main_inner(args: Args) -> Result<bool> {
         eprintln!("fighters-legacy: {e}");
     }
     Ok(summary.succeeded())
+}
+
+/// Parses the test hook `OBJECT@SECONDS`.
+fn parse_destroy(s: &str) -> Result<ScheduledDestroy> {
+    let (object, seconds) = s
+        .rsplit_once('@')
+        .with_context(|| format!("--mission-destroy {s:?}: expected OBJECT@SECONDS"))?;
+    let seconds: f64 = seconds
+        .trim()
+        .parse()
+        .with_context(|| format!("--mission-destroy {s:?}: {seconds:?} is not seconds"))?;
+    if object.is_empty() || !(seconds.is_finite() && (0.0..=86_400.0).contains(&seconds)) {
+        bail!("--mission-destroy {s:?}: expected OBJECT@SECONDS, 0 to 86400 seconds");
+    }
+    Ok(ScheduledDestroy {
+        object: object.to_owned(),
+        at_tick: (seconds * fighters_legacy::TICK_HZ as f64).round() as u64,
+    })
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -265,6 +335,9 @@ fn windowed(args: Args) -> Result<bool> {
     use fighters_legacy::app::{self, AppOptions, Scripted};
     if args.linksim {
         bail!("--linksim runs only with --headless");
+    }
+    if args.mission.is_some() {
+        bail!("--mission runs only with --headless (the game window's mission screens come later)");
     }
     if !(args.join_timeout.is_finite() && args.join_timeout > 0.0 && args.join_timeout <= 3600.0) {
         bail!("--join-timeout must be a number of seconds above 0 and at most 3600");

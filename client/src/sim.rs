@@ -5,6 +5,11 @@
 //! checks every prediction against the server's state after the same input, and measures the
 //! remote-aircraft interpolation error against the server's positions at the render tick.
 //!
+//! By default both sides know the builtin content only; with `SimConfig::content` the server
+//! takes its types and terrain from that stack and the client predicts with it, and with
+//! `SimConfig::mission` the server runs a mission (started before the client connects, driven by
+//! its director after every tick) — the headless `--mission --fast` mode.
+//!
 //! Owns the virtual clock and the truth records. Must not read the wall clock.
 
 use crate::client::{Client, ClientConfig, Pilot};
@@ -15,7 +20,9 @@ use fl_ai::{Loiter, LoiterParams};
 use fl_flight::math::Vec3;
 use fl_net::ClientTransport;
 use fl_net::linksim::{LinkConfig, LinkId, SimEndpointConfig, SimError, SimNetwork};
+use fl_server::mission_director::MissionDirector;
 use fl_server::pool::EntityId;
+use fl_server::server::mission::{MissionStartError, MissionStatus};
 use fl_server::server::{Server, ServerConfig, SpawnPoint};
 use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot as WorldPilot;
@@ -46,6 +53,12 @@ pub struct SimConfig {
     pub session: SessionConfig,
     /// Remote error is measured only after this long in the world (interpolation warm-up).
     pub measure_after: Duration,
+    /// The content both sides use: the server's types ([`TypeRegistry::from_content`]) and
+    /// terrain, the client's prediction. `None`: the builtin content only.
+    pub content: Option<std::sync::Arc<fl_content::Content>>,
+    /// A mission run by the server: started before the client connects (the pilot binds its
+    /// first free player slot), driven after every server tick.
+    pub mission: Option<MissionDirector>,
 }
 
 impl Default for SimConfig {
@@ -60,6 +73,8 @@ impl Default for SimConfig {
             client: ClientConfig::default(),
             session: SessionConfig::default(),
             measure_after: Duration::from_secs(2),
+            content: None,
+            mission: None,
         }
     }
 }
@@ -73,6 +88,8 @@ pub enum SimSetupError {
     Content(String),
     #[error("cannot spawn the target aircraft: {0}")]
     Spawn(String),
+    #[error("the mission did not start")]
+    Mission(#[from] MissionStartError),
 }
 
 /// Independent check of prediction against the server.
@@ -156,6 +173,7 @@ pub struct Sim {
     exact: ExactnessCheck,
     checked_through: Option<u32>,
     admitted_at: Option<Duration>,
+    mission: Option<MissionDirector>,
 }
 
 impl std::fmt::Debug for Sim {
@@ -179,6 +197,10 @@ impl Sim {
         let net = SimNetwork::new(cfg.seed);
         let addr = addr();
         let mut server = Self::make_server(&net, addr, &cfg)?;
+        let mut mission = cfg.mission.clone();
+        if let Some(m) = mission.as_mut() {
+            m.start(&mut server)?;
+        }
         let mut targets = Vec::new();
         for i in 0..cfg.targets {
             targets.push(Self::spawn_target(&mut server, i, cfg.target_speed_mps)?);
@@ -206,6 +228,7 @@ impl Sim {
             exact: ExactnessCheck::default(),
             checked_through: None,
             admitted_at: None,
+            mission,
             cfg,
         })
     }
@@ -225,8 +248,15 @@ impl Sim {
         cfg: &SimConfig,
     ) -> Result<Server, SimSetupError> {
         let endpoint = net.server(addr, Self::endpoint_config(cfg))?;
-        let types = TypeRegistry::builtin().map_err(|e| SimSetupError::Content(e.to_string()))?;
-        Ok(Server::new(cfg.server.clone(), Box::new(endpoint), types))
+        let Some(content) = &cfg.content else {
+            let types =
+                TypeRegistry::builtin().map_err(|e| SimSetupError::Content(e.to_string()))?;
+            return Ok(Server::new(cfg.server.clone(), Box::new(endpoint), types));
+        };
+        let types = TypeRegistry::from_content(content, 1);
+        let mut server = Server::new(cfg.server.clone(), Box::new(endpoint), types);
+        server.set_terrain(crate::content::terrain_of(content));
+        Ok(server)
     }
 
     fn make_client(
@@ -239,7 +269,10 @@ impl Sim {
         let link = t.link_id();
         let boxed: Box<dyn ClientTransport> = Box::new(t);
         let session = ClientSession::new(boxed, cfg.session.clone(), now);
-        Ok((Client::new(session, cfg.client.clone(), None), link))
+        Ok((
+            Client::new(session, cfg.client.clone(), cfg.content.clone()),
+            link,
+        ))
     }
 
     /// Spawns remote target `i`: an AI jet trainer orbiting at `speed` 9 km in front of the
@@ -312,6 +345,16 @@ impl Sim {
         self.link
     }
 
+    /// The running (or ended) mission's status; `None` without a mission.
+    pub fn mission_status(&self) -> Option<MissionStatus> {
+        self.server.as_ref()?.mission_status()
+    }
+
+    /// The mission director, when the sim runs a mission.
+    pub fn mission(&self) -> Option<&MissionDirector> {
+        self.mission.as_ref()
+    }
+
     /// The server's AI targets.
     pub fn targets(&self) -> &[EntityId] {
         &self.targets
@@ -363,6 +406,9 @@ impl Sim {
             if let Some(server) = self.server.as_mut() {
                 server.tick();
                 self.server_ticks += 1;
+                if let Some(m) = self.mission.as_mut() {
+                    m.after_tick(server);
+                }
                 Self::record_truth(
                     server,
                     &mut self.truth,

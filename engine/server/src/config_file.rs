@@ -121,6 +121,16 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # mods_dirs = ["mods"]
 # packs = []                    # pack directories loaded directly
 
+[mission]
+# A mission the server runs (ids are <pack id>:<file stem>, e.g. "fl-base-pack:ia_dogfight";
+# the pack must be loaded, see [content]). It starts with the server; pilots who join take its
+# `player: true` slots in join order (beyond them they fly the [world] player_entity_type).
+# Command line: --mission ID (replaces file and rotation).
+# file = ""                     # one mission; empty = none (free flight)
+# rotation = []                 # or several, in turn: ["fl-base-pack:ia_dogfight", "..."]
+# on_end = "restart"            # when it ends: "restart" it, "rotate" to the next, or "stop" it
+# end_delay_s = 10.0            # seconds between the end (everyone sees the result) and on_end
+
 [discovery]
 # beacon_enabled = false        # LAN presence broadcasts (UDP, outside the game transport)
 # beacon_target = "255.255.255.255:4780"
@@ -412,6 +422,51 @@ impl Default for ContentSection {
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
+pub struct MissionSection {
+    pub file: String,
+    pub rotation: Vec<String>,
+    pub on_end: String,
+    pub end_delay_s: f64,
+}
+
+impl Default for MissionSection {
+    fn default() -> Self {
+        Self {
+            file: String::new(),
+            rotation: Vec::new(),
+            on_end: "restart".into(),
+            end_delay_s: 10.0,
+        }
+    }
+}
+
+/// Most missions in a rotation.
+pub const MAX_ROTATION: usize = 64;
+
+impl MissionSection {
+    /// The missions to run, in order: `file`, or `rotation` (empty: no mission).
+    pub fn missions(&self) -> Vec<String> {
+        if self.file.is_empty() {
+            self.rotation.clone()
+        } else {
+            vec![self.file.clone()]
+        }
+    }
+
+    /// `on_end` as the director's policy (validated by parsing).
+    pub fn on_end(&self) -> crate::mission_director::OnEnd {
+        crate::mission_director::OnEnd::from_config(&self.on_end)
+            .unwrap_or(crate::mission_director::OnEnd::Restart)
+    }
+
+    /// `end_delay_s` in world ticks.
+    pub fn end_delay_ticks(&self) -> u64 {
+        (self.end_delay_s * 60.0).round().max(0.0) as u64
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct DiscoverySection {
     pub beacon_enabled: bool,
     pub beacon_target: std::net::SocketAddr,
@@ -444,6 +499,7 @@ pub struct FileConfig {
     pub admission: AdmissionSection,
     pub weather: WeatherSection,
     pub content: ContentSection,
+    pub mission: MissionSection,
     pub discovery: DiscoverySection,
 }
 
@@ -748,6 +804,45 @@ impl FileConfig {
             ));
         }
         // `query_port`: every value is valid (0 = game port + 1).
+
+        let m = &self.mission;
+        if crate::mission_director::OnEnd::from_config(&m.on_end).is_none() {
+            return Err(c.bad(
+                "mission.on_end",
+                format!(
+                    "must be \"restart\", \"rotate\" or \"stop\", got {:?}",
+                    m.on_end
+                ),
+            ));
+        }
+        c.float("mission.end_delay_s", m.end_delay_s, 0.0, 3600.0)?;
+        if !m.file.is_empty() && !m.rotation.is_empty() {
+            return Err(c.bad(
+                "mission.rotation",
+                "give file (one mission) or rotation (several), not both".into(),
+            ));
+        }
+        if m.rotation.len() > MAX_ROTATION {
+            return Err(c.bad(
+                "mission.rotation",
+                format!("has {} missions; at most {MAX_ROTATION}", m.rotation.len()),
+            ));
+        }
+        for (key, id) in std::iter::once(("mission.file", &m.file))
+            .filter(|(_, id)| !id.is_empty())
+            .chain(m.rotation.iter().map(|id| ("mission.rotation", id)))
+        {
+            let ok = id.len() <= 256
+                && id
+                    .split_once(':')
+                    .is_some_and(|(p, stem)| !p.is_empty() && !stem.is_empty());
+            if !ok {
+                return Err(c.bad(
+                    key,
+                    format!("{id:?} is not a mission id (write <pack id>:<file stem>)"),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -1287,5 +1382,36 @@ mod tests {
                 .bans
                 .contains(&"10.0.0.1".parse::<IpAddr>().expect("ip"))
         );
+    }
+
+    #[test]
+    fn the_mission_section_names_its_missions_and_refuses_bad_values() {
+        use crate::mission_director::OnEnd;
+        let (cfg, unknown) = parse(
+            Path::new("s.toml"),
+            "[mission]\nrotation = [\"p:a\", \"p:b\"]\non_end = \"rotate\"\nend_delay_s = 2.5\n",
+        )
+        .expect("parses");
+        assert!(unknown.is_empty(), "{unknown:?}");
+        assert_eq!(cfg.mission.missions(), vec!["p:a", "p:b"]);
+        assert_eq!(cfg.mission.on_end(), OnEnd::Rotate);
+        assert_eq!(cfg.mission.end_delay_ticks(), 150);
+        let (cfg, _) = parse(Path::new("s.toml"), "[mission]\nfile = \"p:a\"\n").expect("parses");
+        assert_eq!(cfg.mission.missions(), vec!["p:a"]);
+        assert_eq!(cfg.mission.on_end(), OnEnd::Restart);
+        assert!(FileConfig::default().mission.missions().is_empty());
+        for (text, key) in [
+            ("[mission]\non_end = \"again\"\n", "mission.on_end"),
+            ("[mission]\nend_delay_s = -1.0\n", "mission.end_delay_s"),
+            (
+                "[mission]\nfile = \"p:a\"\nrotation = [\"p:b\"]\n",
+                "mission.rotation",
+            ),
+            ("[mission]\nfile = \"no-colon\"\n", "mission.file"),
+            ("[mission]\nrotation = [\"p:\"]\n", "mission.rotation"),
+        ] {
+            let err = parse_err(text);
+            assert!(err.contains(key), "{text}: {err}");
+        }
     }
 }

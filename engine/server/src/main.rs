@@ -9,7 +9,8 @@ use fl_content::{Finding, Severity, StackSources, load_stack, log_loaded};
 use fl_net::quic::{QuicError, QuicServer, ServerConfig as QuicConfig};
 use fl_server::config_file::{ConfigError, FileConfig, load_or_create};
 use fl_server::discovery::{Discovery, ServerFacts};
-use fl_server::runtime::{Command, RuntimeConfig, spawn};
+use fl_server::mission_director::MissionDirector;
+use fl_server::runtime::{Command, RuntimeConfig, spawn_hooked};
 use fl_server::server::Server;
 use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
@@ -53,6 +54,10 @@ struct Args {
     /// geodetic metres, compass degrees; overrides [spawn]), e.g. `36.24917,-114.99611,3000,270`.
     #[arg(long, allow_hyphen_values = true)]
     spawn: Option<String>,
+    /// Run this mission (`<pack id>:<file stem>`, e.g. fl-base-pack:ia_dogfight; replaces
+    /// [mission] file and rotation). What happens when it ends: [mission] on_end.
+    #[arg(long, value_name = "PACK:STEM")]
+    mission: Option<String>,
     /// Load the configuration and the content stack, print every finding
     /// (`file:line: error|warning: key: message`) and a summary, and exit: 1 on any error, 0
     /// otherwise. Binds nothing and writes nothing.
@@ -130,6 +135,10 @@ fn configure(mut file: FileConfig, args: &Args) -> Result<FileConfig> {
     if let Some(spawn) = &args.spawn {
         file.spawn.apply_arg(spawn).map_err(anyhow::Error::msg)?;
         file.spawn.check(&args.config)?;
+    }
+    if let Some(id) = &args.mission {
+        file.mission.file = id.clone();
+        file.mission.rotation.clear();
     }
     Ok(file)
 }
@@ -227,6 +236,25 @@ fn check(args: &Args) -> Result<bool> {
             message: e.to_string(),
         });
     }
+    if let Some(content) = &load.content {
+        for id in file.mission.missions() {
+            match content.load_mission(&id) {
+                Ok(m) => findings.items.extend(m.warnings),
+                Err(refused) => {
+                    let errors = refused
+                        .findings
+                        .iter()
+                        .any(|f| f.severity == Severity::Error);
+                    if !errors {
+                        findings
+                            .items
+                            .push(mission_finding(&args.config, &refused.to_string()));
+                    }
+                    findings.items.extend(refused.findings);
+                }
+            }
+        }
+    }
     for f in &findings.items {
         println!("{f}");
     }
@@ -240,6 +268,52 @@ fn check(args: &Args) -> Result<bool> {
         findings.summary(load.content.as_ref())
     );
     Ok(findings.errors() == 0)
+}
+
+/// A mission refusal without findings of its own, as a finding against the configuration.
+fn mission_finding(config: &std::path::Path, message: &str) -> Finding {
+    Finding {
+        severity: Severity::Error,
+        file: config.to_owned(),
+        line: 0,
+        key: "mission".into(),
+        message: message.to_owned(),
+    }
+}
+
+/// The [mission] section's director: every mission loaded and checked now (a refused one stops
+/// the start-up, naming its findings). `None` without missions.
+fn mission_director(
+    content: &fl_content::Content,
+    file: &FileConfig,
+) -> Result<Option<MissionDirector>> {
+    let ids = file.mission.missions();
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let mut missions = Vec::new();
+    for id in ids {
+        match content.load_mission(&id) {
+            Ok(m) => {
+                for w in &m.warnings {
+                    tracing::warn!("{w}");
+                }
+                missions.push(m);
+            }
+            Err(refused) => {
+                for f in &refused.findings {
+                    tracing::error!("{f}");
+                }
+                return Err(anyhow::Error::new(refused).context("[mission]"));
+            }
+        }
+    }
+    Ok(Some(MissionDirector::new(
+        missions,
+        file.mission.on_end(),
+        file.mission.end_delay_ticks(),
+        1,
+    )))
 }
 
 fn run(args: Args) -> Result<()> {
@@ -302,6 +376,17 @@ fn run(args: Args) -> Result<()> {
         &content,
         fl_terrain::TerrainConfig::default(),
     ));
+    let mut director = mission_director(&content, &file)?;
+    if let Some(d) = director.as_mut() {
+        d.start(&mut server)
+            .context("[mission]: starting the mission")?;
+        tracing::info!(
+            missions = ?d.ids(),
+            on_end = %file.mission.on_end,
+            end_delay_s = file.mission.end_delay_s,
+            "mission running"
+        );
+    }
     spawn_ai(&mut server, &file);
     let entities = server.world().len();
 
@@ -310,12 +395,15 @@ fn run(args: Args) -> Result<()> {
         game_port: addr.port(),
         max_players: file.network.max_connections.min(255) as u8,
         build: env!("CARGO_PKG_VERSION").to_owned(),
-        game_mode_flags: fl_protocol::enums::game_mode::SANDBOX
-            | if file.server.password.is_empty() {
-                0
-            } else {
-                fl_protocol::enums::game_mode::PASSWORDED
-            },
+        game_mode_flags: if director.is_some() {
+            fl_protocol::enums::game_mode::MISSION
+        } else {
+            fl_protocol::enums::game_mode::SANDBOX
+        } | if file.server.password.is_empty() {
+            0
+        } else {
+            fl_protocol::enums::game_mode::PASSWORDED
+        },
         ..ServerFacts::default()
     }));
     let discovery_config = file.discovery_config(addr.ip(), addr.port());
@@ -346,13 +434,20 @@ fn run(args: Args) -> Result<()> {
                 tracing::warn!("cannot write {}: {e}", path.display());
             }
         }));
-    let handle = spawn(
+    // The director runs after every tick: restarts or rotates the mission once it has ended.
+    let hook = director.map(|mut d| {
+        Box::new(move |s: &mut Server| {
+            d.after_tick(s);
+        }) as fl_server::runtime::TickHook
+    });
+    let handle = spawn_hooked(
         server,
         RuntimeConfig {
             max_catchup_ticks: file.world.max_catchup_ticks,
             ..RuntimeConfig::default()
         },
         on_metrics,
+        hook,
     )
     .context("starting the server thread")?;
 

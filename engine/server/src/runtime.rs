@@ -254,12 +254,28 @@ pub fn spawn(
     spawn_observed(server, cfg, on_metrics, None)
 }
 
+/// Called with the server, mutably, after every tick (e.g. the mission director, which stops and
+/// starts missions). It runs inside the tick loop, so it must be quick, and it must not read the
+/// wall clock for anything the simulation sees.
+pub type TickHook = Box<dyn FnMut(&mut Server) + Send>;
+
 /// [`spawn`], and `on_tick` is handed the server after every tick (see [`TickSink`]).
 pub fn spawn_observed(
     server: Server,
     cfg: RuntimeConfig,
     on_metrics: Option<MetricsSink>,
     on_tick: Option<TickSink>,
+) -> std::io::Result<ServerHandle> {
+    let hook = on_tick.map(|mut f| Box::new(move |s: &mut Server| f(s)) as TickHook);
+    spawn_hooked(server, cfg, on_metrics, hook)
+}
+
+/// [`spawn`], and `on_tick` may change the server after every tick (see [`TickHook`]).
+pub fn spawn_hooked(
+    server: Server,
+    cfg: RuntimeConfig,
+    on_metrics: Option<MetricsSink>,
+    on_tick: Option<TickHook>,
 ) -> std::io::Result<ServerHandle> {
     let (tx, rx) = channel();
     let stop = Arc::new(AtomicBool::new(false));
@@ -286,7 +302,7 @@ fn run(
     stop: Arc<AtomicBool>,
     published: Arc<Mutex<Metrics>>,
     mut on_metrics: Option<MetricsSink>,
-    mut on_tick: Option<TickSink>,
+    mut on_tick: Option<TickHook>,
 ) {
     let mut history = History::default();
     let mut next = Instant::now();
@@ -352,7 +368,7 @@ fn run(
         ticks += 1;
         next += TICK;
         if let Some(f) = on_tick.as_mut() {
-            f(&server);
+            f(&mut server);
         }
 
         if last_publish.elapsed() >= cfg.metrics_interval {

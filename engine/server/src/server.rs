@@ -11,6 +11,7 @@ mod combat_comms;
 mod comms;
 mod join;
 pub mod mission;
+mod mission_cycle;
 mod rewind;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
