@@ -18,7 +18,6 @@ use crate::sim::{ExactnessCheck, Sim, SimConfig, SimSetupError};
 use crate::stats::Summary;
 use fl_net::linksim::{DirectionConfig, LinkConfig};
 use fl_net::quic::{Fingerprint, TrustPolicy};
-use fl_protocol::enums::MissionResultCode;
 use fl_server::mission_director::MissionDirector;
 use fl_server::server::mission::{MissionState, MissionStatus};
 use serde::Serialize;
@@ -382,8 +381,8 @@ pub struct MissionSummary {
     pub script_errors: Vec<String>,
     pub player_slots: u32,
     pub slots_bound: u32,
-    /// The outcome the client heard (`MsgMissionOutcome`: `success`, `failure`, `incomplete`);
-    /// `null` when none arrived.
+    /// The end the client heard (the first terminal `MsgMissionOutcome`: `success` or
+    /// `failure`); `null` when none arrived.
     pub outcome_heard: Option<String>,
 }
 
@@ -401,14 +400,11 @@ impl MissionSummary {
             script_errors: status.script_errors.clone(),
             player_slots: status.player_slots,
             slots_bound: status.slots_bound,
-            outcome_heard: client.session().mission_outcome().map(|(code, _, _)| {
-                match code {
-                    MissionResultCode::Success => "success",
-                    MissionResultCode::Failure => "failure",
-                    MissionResultCode::Incomplete => "incomplete",
-                }
-                .to_owned()
-            }),
+            outcome_heard: client
+                .session()
+                .mission()
+                .outcome
+                .map(|o| if o.success { "success" } else { "failure" }.to_owned()),
         }
     }
 }

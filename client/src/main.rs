@@ -5,6 +5,7 @@
 //! ```text
 //! fighters-legacy [--single-player | --connect HOST[:PORT]] [--aircraft TYPE] [--mods DIR]...
 //!                 [--pack DIR]... [--autopilot NAME --seconds N [--screenshot PNG]]
+//!                 [--mission PACK:STEM --seconds N]
 //! fighters-legacy --headless [--connect HOST[:PORT] | --single-player | --linksim]
 //!                 [--seconds N] [--autopilot NAME] [--aircraft TYPE]
 //! fighters-legacy --headless --pack DIR --mission PACK:STEM [--seconds N] [--fast] [--seed S]
@@ -108,9 +109,10 @@ struct Args {
     /// --fast: the simulated network's too).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Headless: run this mission (`<pack id>:<file stem>`, e.g. fl-base-pack:ia_dogfight) on the
-    /// server, started before the pilot joins its first player slot. The summary gets a
-    /// `mission` object; the run stops a second after the mission ends. A refused mission exits 1.
+    /// Run this mission (`<pack id>:<file stem>`, e.g. fl-base-pack:ia_dogfight) on the server,
+    /// started before the pilot joins its first player slot. Headless: the summary gets a
+    /// `mission` object; the run stops a second after the mission ends; a refused mission exits
+    /// 1. Windowed: a scripted flight (--seconds) through the mission's list and brief.
     #[arg(long, value_name = "PACK:STEM", conflicts_with_all = ["connect", "linksim"])]
     mission: Option<String>,
     /// --mission: fly in virtual time against an in-process server (a perfect simulated link),
@@ -336,8 +338,14 @@ fn windowed(args: Args) -> Result<bool> {
     if args.linksim {
         bail!("--linksim runs only with --headless");
     }
-    if args.mission.is_some() {
-        bail!("--mission runs only with --headless (the game window's mission screens come later)");
+    if args.mission.is_some() && (args.seconds.is_none() && args.screenshot.is_none()) {
+        bail!(
+            "--mission in the window flies a scripted flight: give --seconds (or choose the \
+             mission from the Missions screen)"
+        );
+    }
+    if args.fast || !args.mission_destroy.is_empty() {
+        bail!("--fast and --mission-destroy run only with --headless");
     }
     if !(args.join_timeout.is_finite() && args.join_timeout > 0.0 && args.join_timeout <= 3600.0) {
         bail!("--join-timeout must be a number of seconds above 0 and at most 3600");
@@ -369,6 +377,7 @@ fn windowed(args: Args) -> Result<bool> {
                 autopilot,
                 seconds,
                 screenshot: screenshot.clone(),
+                mission: args.mission.clone(),
             })
         }
     };

@@ -363,8 +363,6 @@ pub struct ClientSession {
     interrupted_since: Option<Duration>,
     refusal: Option<ConnectRefusal>,
     shutdown_notice: Option<String>,
-    /// The last `MsgMissionOutcome` heard: (result, triggers fired, elapsed seconds).
-    mission_outcome: Option<(fl_protocol::enums::MissionResultCode, u16, f32)>,
     end: Option<EndReason>,
     admin_output: String,
     combat: combat::CombatLog,
@@ -421,7 +419,6 @@ impl ClientSession {
             interrupted_since: None,
             refusal: None,
             shutdown_notice: None,
-            mission_outcome: None,
             end: None,
             admin_output: String::new(),
             combat: combat::CombatLog::default(),
@@ -516,12 +513,6 @@ impl ClientSession {
 
     pub fn weather(&self) -> &WeatherTimeline {
         &self.weather
-    }
-
-    /// The last mission outcome the server announced (`MsgMissionOutcome`): result, triggers
-    /// fired and the mission's elapsed seconds.
-    pub fn mission_outcome(&self) -> Option<(fl_protocol::enums::MissionResultCode, u16, f32)> {
-        self.mission_outcome
     }
 
     pub fn notices(&self) -> &[Notice] {
@@ -1072,9 +1063,6 @@ impl ClientSession {
                         delay_ticks: d.delay_ticks,
                     });
                 }
-            }
-            Message::MissionOutcome(o) if reliable => {
-                self.mission_outcome = Some((o.outcome, o.triggers_fired, o.elapsed_seconds));
             }
             Message::CombatEvent(e) if reliable => self.combat.on_event(&e, now),
             Message::Datalink(d) => self.combat.on_datalink(d),

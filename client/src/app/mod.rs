@@ -40,6 +40,8 @@ pub struct Scripted {
     pub autopilot: String,
     pub seconds: f64,
     pub screenshot: Option<PathBuf>,
+    /// Fly this mission (`<pack id>:<file stem>`) through its brief instead of free flight.
+    pub mission: Option<String>,
 }
 
 /// Everything a windowed run needs.

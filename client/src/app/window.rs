@@ -92,6 +92,10 @@ struct Flight {
     mission: Option<FlownMission>,
 }
 
+/// The seed a single-player mission runs with (combat draws, the scripts' `math.random`): fixed,
+/// so a retry replays the same mission for the same flying.
+const MISSION_SEED: u64 = 1;
+
 /// A mission as the client knows it from its own content (the server runs the same file).
 struct FlownMission {
     name: String,
@@ -425,6 +429,37 @@ impl App {
         local.server.weather.cycle = vec![fl_server::weather::PresetWeather::typical(
             weather_preset(&setup.weather),
         )];
+        // A mission from a brief: the embedded server loads the same file from the same content
+        // and starts it before the player joins (docs/ui.md, *The missions list*).
+        let mut mission_sky = None;
+        if let SessionKind::SinglePlayer { mission: Some(id) } = &kind {
+            let loaded = match self.content.as_deref() {
+                Some(c) => c.load_mission(id).map_err(|e| e.to_string()),
+                None => Err(format!("mission {id}: the content has not loaded yet")),
+            };
+            match loaded {
+                Ok(checked) => {
+                    let m = &checked.mission;
+                    mission_sky = Some((
+                        m.start_seconds_of_day() / 3600.0,
+                        m.anchor.lon_deg,
+                        m.weather.name().to_owned(),
+                    ));
+                    local.mission = Some(fl_server::mission_director::MissionDirector::new(
+                        vec![checked],
+                        // The player retries from the debrief: the run stays ended until then.
+                        fl_server::mission_director::OnEnd::Hold,
+                        0,
+                        MISSION_SEED,
+                    ));
+                }
+                Err(e) => {
+                    self.launch_rx = None;
+                    self.pending_failure = Some(e);
+                    return;
+                }
+            }
+        }
         let destination = match &kind {
             SessionKind::SinglePlayer { .. } => Destination::SinglePlayer,
             SessionKind::Multiplayer { address } => match crate::address::parse_target(address) {
@@ -472,9 +507,16 @@ impl App {
             // The player's network tuning over the command line's configuration.
             client: self.ui.settings.net.apply_to(&self.opts.client),
         };
-        self.sky = Sky {
-            time: utc_for_local_hour(setup.time_of_day_h, lon),
-            weather: weather_named(&setup.weather),
+        self.sky = match &mission_sky {
+            // The mission's own local time at its anchor and its weather.
+            Some((hour, lon, preset)) => Sky {
+                time: utc_for_local_hour(*hour, *lon),
+                weather: weather_named(preset),
+            },
+            None => Sky {
+                time: utc_for_local_hour(setup.time_of_day_h, lon),
+                weather: weather_named(&setup.weather),
+            },
         };
         self.ui.debrief = None;
         self.launch_rx = Some(launch::start(req));
@@ -963,8 +1005,18 @@ impl App {
                 self.fail(event_loop, AppError::Session(m));
                 return;
             }
-            // The first frame: straight into single player.
-            self.handle(event_loop, Event::Fly);
+            match &s.mission {
+                // A mission: through its list and brief as a player would, once the content
+                // (which holds the mission) has loaded.
+                Some(id) if self.content.is_some() => {
+                    self.handle(event_loop, Event::Missions);
+                    self.handle(event_loop, Event::SelectMission(id.clone()));
+                    self.handle(event_loop, Event::FlyMission);
+                }
+                Some(_) => {}
+                // The first frame: straight into single player.
+                None => self.handle(event_loop, Event::Fly),
+            }
             return;
         }
         let limit = Duration::from_secs_f64(s.seconds) + SCRIPTED_GRACE;
@@ -979,7 +1031,8 @@ impl App {
             return;
         }
         let Some(f) = &mut self.flight else { return };
-        if self.screens.current() != Screen::Flight {
+        // A mission that ended shows its debrief: the run still ends on time.
+        if !matches!(self.screens.current(), Screen::Flight | Screen::Debrief) {
             return;
         }
         let t0 = *f.flight_started.get_or_insert_with(Instant::now);
@@ -1241,11 +1294,16 @@ fn combat_cues(f: &Flight, extras: &mut HudExtras) {
 }
 
 fn debrief(f: &Flight) -> ui::DebriefStats {
-    let ended = f
-        .launched
-        .client
-        .end_reason()
-        .map_or_else(|| "You ended the flight.".to_owned(), |r| r.to_string());
+    let mission_end = f
+        .mission
+        .as_ref()
+        .and_then(|_| f.launched.client.session().mission().outcome);
+    let ended = match (f.launched.client.end_reason(), mission_end) {
+        (Some(r), _) => r.to_string(),
+        // The server ended the mission: its result is the outcome line already.
+        (None, Some(out)) => mission_result(Some(out.success)).to_owned(),
+        (None, None) => "You ended the flight.".to_owned(),
+    };
     ui::DebriefStats {
         time_flown_s: f.flight_started.map_or(0.0, |t| t.elapsed().as_secs_f64()),
         distance_m: f.record.distance_m,
