@@ -3,7 +3,10 @@
 //! ([`fl_server::lua_controller::LuaController`]) versus the same world flown by the builtin
 //! loiter. Prints the tick's p50/p99 for both over 600 ticks, on 1 and 2 worker threads, and the
 //! difference per entity per tick — the Lua controller's cost (a fighter.lua call, its queries,
-//! the `state` table, the controls back). `harness = false`: the world changes as it flies.
+//! the `state` table, the controls back). Two layouts: the pairs 80 km apart (each fighter's
+//! sensors hold about its own opponent) and 8 km apart (a furball: every radar holds dozens of
+//! contacts, and fighter.lua walks its contact list twice a tick). `harness = false`: the world
+//! changes as it flies.
 //!
 //! `cargo bench -p fl-server --bench lua`
 
@@ -21,7 +24,13 @@ use std::time::{Duration, Instant};
 const AIRCRAFT: u32 = 100;
 const TICKS: usize = 600;
 
-fn run(types: &TypeRegistry, sources: &ScriptSources, lua: bool, workers: usize) -> Vec<Duration> {
+fn run(
+    types: &TypeRegistry,
+    sources: &ScriptSources,
+    lua: bool,
+    workers: usize,
+    spacing_m: f64,
+) -> Vec<Duration> {
     let net = SimNetwork::new(1);
     let ep = net
         .server(
@@ -52,10 +61,10 @@ fn run(types: &TypeRegistry, sources: &ScriptSources, lua: bool, workers: usize)
         } else {
             Pilot::Ai(fallback)
         };
-        // Blue and red pairs 6 km apart, on a 10 × 10 grid 8 km apart: each sees its opponent.
+        // Blue and red pairs 6 km apart, on a 10 × 5 grid `spacing_m` apart.
         let at = SpawnPoint {
-            x: f64::from(i / 2 % 10) * 8000.0,
-            z: f64::from(i / 20) * 8000.0 + f64::from(i % 2) * 6000.0,
+            x: f64::from(i / 2 % 10) * spacing_m,
+            z: f64::from(i / 20) * spacing_m + f64::from(i % 2) * 6000.0,
             altitude_m: 3000.0,
             heading_deg: if i % 2 == 0 { 0.0 } else { 180.0 },
             speed_mps: 200.0,
@@ -94,17 +103,24 @@ fn main() {
     let types = TypeRegistry::from_content(&content, 1);
     let sources = ScriptSources::from_dir(&pack.join("ai")).expect("the pack's ai/ folder");
     println!("server tick, {AIRCRAFT} AI F-5Es, {TICKS} ticks");
-    for workers in [1, 2] {
-        let mut builtin = run(&types, &sources, false, workers);
-        let mut lua = run(&types, &sources, true, workers);
-        let (b50, b99) = (pct(&mut builtin, 0.5), pct(&mut builtin, 0.99));
-        let (l50, l99) = (pct(&mut lua, 0.5), pct(&mut lua, 0.99));
-        println!("  {workers} worker(s): builtin loiter p50 {b50:.3} ms  p99 {b99:.3} ms");
-        println!("  {workers} worker(s): fighter.lua    p50 {l50:.3} ms  p99 {l99:.3} ms");
-        println!(
-            "  {workers} worker(s): Lua cost {:.3} ms a tick for {AIRCRAFT}, {:.2} µs per entity per tick (p50 difference)",
-            l50 - b50,
-            (l50 - b50) * 1000.0 / f64::from(AIRCRAFT)
-        );
+    for spacing in [80_000.0, 8_000.0] {
+        for workers in [1, 2] {
+            let mut builtin = run(&types, &sources, false, workers, spacing);
+            let mut lua = run(&types, &sources, true, workers, spacing);
+            let (b50, b99) = (pct(&mut builtin, 0.5), pct(&mut builtin, 0.99));
+            let (l50, l99) = (pct(&mut lua, 0.5), pct(&mut lua, 0.99));
+            let k = spacing / 1000.0;
+            println!(
+                "  {k} km, {workers} worker(s): builtin loiter p50 {b50:.3} ms  p99 {b99:.3} ms"
+            );
+            println!(
+                "  {k} km, {workers} worker(s): fighter.lua    p50 {l50:.3} ms  p99 {l99:.3} ms"
+            );
+            println!(
+                "  {k} km, {workers} worker(s): Lua cost {:.3} ms a tick for {AIRCRAFT}, {:.2} µs per entity per tick (p50 difference)",
+                l50 - b50,
+                (l50 - b50) * 1000.0 / f64::from(AIRCRAFT)
+            );
+        }
     }
 }
