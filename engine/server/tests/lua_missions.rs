@@ -3,7 +3,8 @@
 //! its message lands in `script_errors`, its entity falls back to a builtin controller and the
 //! run goes on; the pack's `f5e_gunnery` runs its `train_gunnery` director; a type's default
 //! script (`fl-base:mig21bis` → `fighter.lua`) flies an object without `ai:`; scripts' radio
-//! lines and music reach the peers; and the same mission and seed twice, on several workers,
+//! lines and music reach the peers; a director's ground truth knows which aircraft a player
+//! flies; and the same mission and seed twice, on several workers,
 //! give the same status and world tick by tick.
 
 mod common;
@@ -86,10 +87,14 @@ fn status(h: &Harness) -> MissionStatus {
 }
 
 fn join(h: &mut Harness) -> TestClient {
+    join_as(h, PeerRole::Observer)
+}
+
+fn join_as(h: &mut Harness, role: PeerRole) -> TestClient {
     let mut c = h.connect(IpAddr::from([127, 0, 0, 1]), LinkConfig::default());
     h.run(3, &mut [&mut c]);
     let req = ConnectRequest {
-        requested_role: PeerRole::Observer,
+        requested_role: role,
         protocol_version: PROTOCOL_VERSION,
         callsign: "watcher".into(),
         packs: vec![PackManifestEntry {
@@ -343,4 +348,52 @@ fn the_same_lua_mission_and_seed_give_the_same_world_and_status_on_any_worker_co
         let first = a.iter().zip(other).position(|(x, y)| x != y);
         assert_eq!(first, None, "{label}: the worlds part at tick {first:?}");
     }
+}
+
+#[test]
+fn a_director_finds_the_player_flown_aircraft_by_ground_truth() {
+    let Some(content) = content() else { return };
+    let mut h = harness(&content);
+    let finder = "
+local found = false
+function compute_control(state, tick, dt)
+  if found then return {} end
+  for _, near in ipairs(nearby_entities(state.pos.x, state.pos.z, 200000)) do
+    local e = get_entity(near.idx)
+    if e and e.player_owned and not e.dead and e.faction == state.faction then
+      found = true
+      say('student ' .. near.idx)
+    end
+  end
+  return {}
+end
+";
+    let checked = inline(
+        &content,
+        "name: student
+anchor: home
+sides: [blue, red]
+objects:
+  - { type: fl-base:f5e, id: player1, side: blue, pos: [-1200, 0, 0], heading: 90, player: true, start: ground }
+  - { type: fl-base:ural375, id: ops, side: blue, pos: [-900, 0, -120], start: ground, ai: \"lua test_finder\" }
+  - { type: fl-base:ural375, id: truck, side: blue, pos: [-800, 0, -120], start: ground }
+",
+        &[("test_finder", finder)],
+    );
+    h.server.start_mission(&checked, 3).expect("starts");
+    let mut c = join_as(&mut h, PeerRole::Pilot);
+    h.run(30, &mut [&mut c]);
+    let student = h
+        .server
+        .mission_entity("player1")
+        .expect("the slot is bound");
+    let radio: Vec<String> = c
+        .messages
+        .iter()
+        .filter_map(|p| match &p.message {
+            Message::RadioTransmission(r) => Some(r.text.as_str().to_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(radio, [format!("student {}", student.index)]);
 }
