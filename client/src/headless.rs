@@ -379,6 +379,9 @@ pub struct MissionSummary {
     /// Lua scripts running, and the errors of those disabled (empty when none).
     pub scripts: u32,
     pub script_errors: Vec<String>,
+    /// `world.score_objective` calls and the points they gave.
+    pub objectives_scored: u32,
+    pub objective_points: i64,
     pub player_slots: u32,
     pub slots_bound: u32,
     /// The end the client heard (the first terminal `MsgMissionOutcome`: `success` or
@@ -398,6 +401,8 @@ impl MissionSummary {
             triggers_fired: status.triggers_fired,
             scripts: status.scripts,
             script_errors: status.script_errors.clone(),
+            objectives_scored: status.objectives_scored,
+            objective_points: status.objective_points,
             player_slots: status.player_slots,
             slots_bound: status.slots_bound,
             outcome_heard: client

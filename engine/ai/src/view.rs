@@ -323,6 +323,13 @@ pub trait WorldView: Sync {
         let _ = me;
         None
     }
+
+    /// True when the entity in pool slot `index` is flown by a player (ground truth, for mission
+    /// directors and instructors). The default knows of none.
+    fn player_owned(&self, index: u32) -> bool {
+        let _ = index;
+        false
+    }
 }
 
 /// The live entity behind a handle: `None` when the slot is empty, reused by a later generation,

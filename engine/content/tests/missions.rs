@@ -397,3 +397,44 @@ fn hostile_files_are_typed_errors_never_panics() {
     );
     assert!(err(&typos).len() <= fl_content::mission::MAX_FINDINGS);
 }
+
+#[test]
+fn a_mission_carries_its_packs_ai_folder_and_refuses_hostile_scripts() {
+    let no_lua = GOOD.replace("    ai: lua pilot\n", "    ai: loiter\n");
+    let (d, c) = pack_with(&[("good", GOOD), ("plain", &no_lua)]);
+    let m = c.load_mission("t:good").unwrap_or_else(|e| panic!("{e}"));
+    let folder = &m.scripts["t"];
+    assert_eq!(
+        folder.keys().collect::<Vec<_>>(),
+        ["pilot"],
+        "the whole ai/ folder of the mission's pack"
+    );
+    assert!(folder["pilot"].contains("compute_control"));
+    let plain = c.load_mission("t:plain").unwrap_or_else(|e| panic!("{e}"));
+    assert!(plain.scripts.is_empty(), "no Lua, no scripts carried");
+
+    // A helper script that is not text, or too large, refuses the mission by name.
+    let ai = d.path().join("t/ai");
+    std::fs::write(ai.join("helper.lua"), b"\x1bLua\xff\xfe").expect("w");
+    let e = c.load_mission("t:good").expect_err("bytecode refused");
+    assert!(e.to_string().contains("helper"), "{e}");
+    std::fs::write(ai.join("helper.lua"), "-- x\n".repeat(60_000)).expect("w");
+    let e = c.load_mission("t:good").expect_err("oversize refused");
+    assert!(e.to_string().contains("helper"), "{e}");
+    std::fs::remove_file(ai.join("helper.lua")).expect("rm");
+    assert!(c.load_mission("t:good").is_ok());
+}
+
+#[test]
+fn a_types_default_script_is_carried_from_the_pack_that_holds_it() {
+    let Some(pack) = fl_fixtures::fixture_pack() else {
+        return;
+    };
+    let c = load(vec![pack]);
+    // The bandit (fl-base:mig21bis, no `ai:`) flies the type's ai/fighter.lua.
+    let m = c
+        .load_mission("fl-base-pack:f5e_intercept")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.scripts["fl-base-pack"].contains_key("fighter"));
+    assert!(m.scripts["fl-base-pack"].contains_key("instructor"));
+}

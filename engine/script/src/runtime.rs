@@ -161,7 +161,7 @@ fn truncate(mut text: String, max: usize) -> String {
 /// and the setter that hands it the controller once, after the script's top level ran (so a
 /// call passes no function reference across the C API).
 const PRELUDE: &str = r#"
-local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity = ...
+local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity, lm = ...
 local type, error, tostring, select, rawget = type, error, tostring, select, rawget
 local raw_getmt = getmetatable
 local concat, remove, min = table.concat, table.remove, math.min
@@ -169,6 +169,20 @@ local raw_load, raw_pcall, raw_xpcall, raw_setmt, raw_cg = load, pcall, xpcall, 
 local co_resume, co_close = coroutine.resume, coroutine.close
 
 dofile, loadfile, require = nil, nil, nil
+
+-- The transcendentals from Rust's libm, so a script gives the same bits on every platform (the
+-- C library's differ in the last place). `fmod` of two integers keeps Lua's integer semantics.
+do
+  local raw_fmod, mtype = math.fmod, math.type
+  math.sin, math.cos, math.tan = lm.sin, lm.cos, lm.tan
+  math.asin, math.acos, math.atan = lm.asin, lm.acos, lm.atan
+  math.exp, math.log, math.sqrt = lm.exp, lm.log, lm.sqrt
+  math.pow = lm.pow
+  math.fmod = function(a, b)
+    if mtype(a) == "integer" and mtype(b) == "integer" then return raw_fmod(a, b) end
+    return lm.fmod(a, b)
+  end
+end
 string.dump = nil
 -- Nobody may reach or change the strings' shared metatable (its __index is the string library).
 getmetatable("").__metatable = false
@@ -569,6 +583,50 @@ fn guidance_table(lua: &Lua) -> mlua::Result<Table> {
         })?,
     )?;
     Ok(g)
+}
+
+/// `math`'s transcendentals over Rust's `libm` (platform-independent bits). `atan(y [, x])` and
+/// `log(x [, base])` take Lua 5.4's optional second argument.
+fn libm_table(lua: &Lua) -> mlua::Result<Table> {
+    let m = lua.create_table()?;
+    let one = |f: fn(f64) -> f64| lua.create_function(move |_, x: f64| Ok(f(x)));
+    m.set("sin", one(libm::sin)?)?;
+    m.set("cos", one(libm::cos)?)?;
+    m.set("tan", one(libm::tan)?)?;
+    m.set("asin", one(libm::asin)?)?;
+    m.set("acos", one(libm::acos)?)?;
+    m.set("exp", one(libm::exp)?)?;
+    m.set("sqrt", one(libm::sqrt)?)?;
+    m.set(
+        "atan",
+        lua.create_function(|_, (y, x): (f64, Option<f64>)| Ok(libm::atan2(y, x.unwrap_or(1.0))))?,
+    )?;
+    m.set(
+        "log",
+        lua.create_function(|_, (x, base): (f64, Option<f64>)| {
+            Ok(match base {
+                None => libm::log(x),
+                Some(b) => {
+                    if b == 2.0 {
+                        libm::log2(x)
+                    } else if b == 10.0 {
+                        libm::log10(x)
+                    } else {
+                        libm::log(x) / libm::log(b)
+                    }
+                }
+            })
+        })?,
+    )?;
+    m.set(
+        "pow",
+        lua.create_function(|_, (x, y): (f64, f64)| Ok(libm::pow(x, y)))?,
+    )?;
+    m.set(
+        "fmod",
+        lua.create_function(|_, (x, y): (f64, f64)| Ok(libm::fmod(x, y)))?,
+    )?;
+    Ok(m)
 }
 
 /// The Rust half of `world`.
@@ -1047,6 +1105,7 @@ impl ScriptInstance {
                 q_contacts,
                 q_nearby,
                 q_entity,
+                libm_table(lua)?,
             ))
     }
 

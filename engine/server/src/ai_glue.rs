@@ -154,6 +154,8 @@ pub struct AiWorld<'a> {
     pub contacts: &'a [ContactView],
     pub stations: &'a [StationView],
     pub radar_mode: u8,
+    /// Pool indices of the player-flown entities, ascending ([`WorldView::player_owned`]).
+    pub players: &'a [u32],
 }
 
 impl WorldView for AiWorld<'_> {
@@ -180,6 +182,10 @@ impl WorldView for AiWorld<'_> {
 
     fn radar_mode(&self, me: EntityId) -> Option<u8> {
         (me == self.me.id).then_some(self.radar_mode)
+    }
+
+    fn player_owned(&self, index: u32) -> bool {
+        self.players.binary_search(&index).is_ok()
     }
 }
 

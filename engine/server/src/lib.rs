@@ -10,6 +10,7 @@ pub mod input;
 pub mod jitter;
 pub mod lagcomp;
 pub mod logging;
+pub mod lua_controller;
 pub mod mission_director;
 pub mod pool;
 pub mod runtime;

@@ -28,6 +28,10 @@ pub struct ServerType {
     pub collision_radius_m: f64,
     /// The pack the type comes from (`None`: builtin). A client flying it needs that pack.
     pub pack: Option<String>,
+    /// The type's own default Lua script (`ai_script`, a name in a pack's `ai/` folder): what
+    /// flies a mission object of this type that has no `ai:` (the mission runner looks it up in
+    /// [`fl_content::CheckedMission::scripts`]).
+    pub ai_script: Option<String>,
     /// Hit points, stations and default loadout, expendables, damage tiers (`None`: a type that
     /// takes no damage — the weapons' projectile types).
     pub combat: Option<Arc<CombatType>>,
@@ -88,6 +92,7 @@ impl TypeRegistry {
                         fl_content::TypeSource::Builtin => None,
                         fl_content::TypeSource::Pack(p) => Some(p.clone()),
                     },
+                    ai_script: t.def.ai_script.clone(),
                     combat: Some(Arc::new(
                         CombatType::from_def(&t.def, &weapons).with_sensors(&t.def, content),
                     )),
@@ -113,6 +118,7 @@ impl TypeRegistry {
                 // Guns do not shoot down missiles or bombs: their rays pass through.
                 collision_radius_m: 0.0,
                 pack: None,
+                ai_script: None,
                 combat: None,
             });
         }

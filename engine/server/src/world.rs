@@ -181,6 +181,8 @@ pub struct World {
     removed: Vec<EntityId>,
     /// The AI pass's flight views, kept across ticks so the pass does not allocate them anew.
     ai_views: Vec<(EntityId, EntityView)>,
+    /// Scratch of the AI pass: the player-flown entities' pool indices.
+    ai_players: Vec<u32>,
     /// Every entity's transform over the last 32 ticks, for hitscan rewinds.
     history: TransformHistory,
 }
@@ -244,6 +246,7 @@ impl World {
             workers,
             removed: Vec::new(),
             ai_views: Vec::new(),
+            ai_players: Vec::new(),
             history: TransformHistory::new(cfg.entity_cap),
             cfg,
         }
@@ -422,6 +425,17 @@ impl World {
                     .map(|(id, e)| (id, self.view(id, e, wind))),
             );
             let grid = GridWorld::from_entities(10_000.0, views.iter().map(|(_, v)| *v));
+            // Who flies what, for scripts' ground truth (`player_owned`): ascending indices.
+            let mut players = std::mem::take(&mut self.ai_players);
+            players.clear();
+            players.extend(
+                self.pool
+                    .iter()
+                    .filter(|(_, e)| matches!(e.pilot, Pilot::Peer(_)))
+                    .map(|(id, _)| id.index),
+            );
+            players.sort_unstable();
+            let players_ref = &players;
             let tick = self.tick;
             let planet = self.planet;
             let mut entities = self.pool.values_mut();
@@ -448,6 +462,7 @@ impl World {
                             contacts: &scratch.contacts,
                             stations: &scratch.stations,
                             radar_mode: e.combat.radar_mode,
+                            players: players_ref,
                         };
                         let controls = ctrl.sample(me, &world, tick);
                         (controls, ctrl.weapons(me, &world, tick))
@@ -480,6 +495,7 @@ impl World {
                 None => entities.iter_mut().for_each(sample),
             }
             self.ai_views = views;
+            self.ai_players = players;
         }
 
         // Integrate pass.

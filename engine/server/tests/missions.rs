@@ -51,12 +51,16 @@ fn inline(content: &Content, text: &str) -> CheckedMission {
         .filter(|f| f.severity == Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
+    let scripts = content
+        .mission_scripts(&mission, "fl-base-pack")
+        .expect("the fixture's scripts read");
     CheckedMission {
         id: "test:inline".into(),
         pack: "fl-base-pack".into(),
         path: path.into(),
         mission,
         warnings: Vec::new(),
+        scripts,
     }
 }
 

@@ -32,7 +32,10 @@ mod yaml;
 
 pub use objectives::{Goal, Objective, Stake};
 pub use read::{parse_mission, parse_mission_bytes, read_mission_file};
-pub use validate::{CheckedMission, MissionRefused};
+pub use validate::{
+    CheckedMission, MAX_MISSION_SCRIPT_BYTES, MAX_SCRIPT_BYTES, MAX_SCRIPTS_PER_PACK,
+    MissionRefused, MissionScriptError,
+};
 pub use yaml::MissionCheck;
 
 /// Largest mission file read, bytes (the same bound as the mission list's header reader).

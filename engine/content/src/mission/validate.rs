@@ -3,6 +3,7 @@
 
 use super::yaml::Reader;
 use super::*;
+use crate::error::ContentError;
 // ---------------------------------------------------------------------------------------------
 // Validation against the content.
 
@@ -130,7 +131,20 @@ pub struct CheckedMission {
     pub mission: Mission,
     /// Warnings (keys ignored and the like); never errors.
     pub warnings: Vec<Finding>,
+    /// The Lua the run needs, read at load ([`Content::mission_scripts`]): pack id → that pack's
+    /// whole `ai/` folder (script name → source; the whole folder, because `require` reaches
+    /// any script of it). Holds the mission's own pack (`ai: "lua <name>"`) and the packs that
+    /// hold the default `ai_script` of a type an object without `ai:` uses. Empty when the
+    /// mission runs no Lua.
+    pub scripts: BTreeMap<String, BTreeMap<String, String>>,
 }
+
+/// The largest script [`Content::mission_scripts`] reads, bytes (fl-script's own bound).
+pub const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+/// The most scripts read from one pack's `ai/` folder.
+pub const MAX_SCRIPTS_PER_PACK: usize = 512;
+/// The most script text one mission carries, all packs together, bytes.
+pub const MAX_MISSION_SCRIPT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a mission was refused: every finding, errors first in file order.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -155,7 +169,123 @@ fn summary(findings: &[Finding]) -> String {
     }
 }
 
+/// Why a mission's scripts could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MissionScriptError {
+    /// Reading the folder or a file failed (escape, size, I/O).
+    #[error("pack {pack}: {source}")]
+    Content {
+        /// The pack.
+        pack: String,
+        /// Why.
+        source: Box<ContentError>,
+    },
+    /// A script that is not UTF-8 text (bytecode included).
+    #[error("pack {pack}: ai/{name}.lua is not UTF-8 Lua source")]
+    NotText {
+        /// The pack.
+        pack: String,
+        /// The script.
+        name: String,
+    },
+    /// Over [`MAX_SCRIPTS_PER_PACK`] scripts or [`MAX_MISSION_SCRIPT_BYTES`] in all.
+    #[error("pack {pack}: the ai/ folder holds too much ({what})")]
+    TooMuch {
+        /// The pack.
+        pack: String,
+        /// Which bound.
+        what: String,
+    },
+}
+
 impl Content {
+    /// The scripts `mission` (of pack `pack`) needs, read bounded through each pack's root:
+    /// the `ai/` folder of `pack` when an object names `lua <script>`, and for each non-player
+    /// object without `ai:` whose type has an `ai_script`, the `ai/` folder of the pack that
+    /// holds it — the type's own pack when it has the script, else the highest-priority pack
+    /// that does (as the registry resolves the asset). A default script no pack holds is
+    /// skipped (validation reports it). Deterministic: sorted maps, no wall clock.
+    pub fn mission_scripts(
+        &self,
+        mission: &Mission,
+        pack: &str,
+    ) -> Result<BTreeMap<String, BTreeMap<String, String>>, MissionScriptError> {
+        let mut wanted: BTreeSet<String> = BTreeSet::new();
+        for o in mission.objects.iter().filter(|o| !o.player) {
+            match &o.ai {
+                Some(AiSpec::Lua { .. }) => {
+                    wanted.insert(pack.to_owned());
+                }
+                Some(AiSpec::Builtin { .. }) => {}
+                None => {
+                    let Some(t) = self.entity_type(&o.type_id) else {
+                        continue;
+                    };
+                    let Some(s) = &t.def.ai_script else { continue };
+                    if crate::names::check_asset_name(s).is_err() {
+                        continue;
+                    }
+                    let holds = |p: &crate::content::Pack| {
+                        matches!(p.root.find(AssetKind::AiScript, s), Ok(Some(_)))
+                    };
+                    let own = match &t.source {
+                        crate::content::TypeSource::Pack(id) => {
+                            self.packs.iter().find(|p| &p.manifest.id == id)
+                        }
+                        crate::content::TypeSource::Builtin => None,
+                    };
+                    let holder = own
+                        .filter(|p| holds(p))
+                        .or_else(|| self.packs.iter().find(|p| holds(p)));
+                    if let Some(p) = holder {
+                        wanted.insert(p.manifest.id.clone());
+                    }
+                }
+            }
+        }
+        let mut total: u64 = 0;
+        let mut out = BTreeMap::new();
+        for id in wanted {
+            let Some(p) = self.packs.iter().find(|p| p.manifest.id == id) else {
+                continue;
+            };
+            let err = |source: ContentError| MissionScriptError::Content {
+                pack: id.clone(),
+                source: Box::new(source),
+            };
+            let listing = p.root.list(AssetKind::AiScript.dir(), "lua").map_err(err)?;
+            if listing.files.len() > MAX_SCRIPTS_PER_PACK {
+                return Err(MissionScriptError::TooMuch {
+                    pack: id,
+                    what: format!("more than {MAX_SCRIPTS_PER_PACK} scripts"),
+                });
+            }
+            let mut folder = BTreeMap::new();
+            for (stem, rel) in listing.files {
+                let (_, text) = p
+                    .root
+                    .read_text(&rel, AssetKind::AiScript, MAX_SCRIPT_BYTES)
+                    .map_err(|e| match e {
+                        ContentError::Syntax { .. } => MissionScriptError::NotText {
+                            pack: id.clone(),
+                            name: stem.clone(),
+                        },
+                        other => err(other),
+                    })?;
+                total = total.saturating_add(text.len() as u64);
+                if total > MAX_MISSION_SCRIPT_BYTES {
+                    return Err(MissionScriptError::TooMuch {
+                        pack: id,
+                        what: format!("over {MAX_MISSION_SCRIPT_BYTES} bytes of scripts"),
+                    });
+                }
+                folder.insert(stem, text);
+            }
+            out.insert(id, folder);
+        }
+        Ok(out)
+    }
+
     /// Reads and validates one mission file of the pack `pack` (its id): structure, then the
     /// content checks of [`Mission::validate`].
     pub fn check_mission_file(&self, pack: Option<&str>, path: &Path) -> MissionCheck {
@@ -209,13 +339,19 @@ impl Content {
         }
         let valid = check.is_valid();
         match check.mission {
-            Some(mission) if valid => Ok(CheckedMission {
-                id: id.to_owned(),
-                pack: pack_id.to_owned(),
-                path,
-                mission,
-                warnings: check.findings,
-            }),
+            Some(mission) if valid => {
+                let scripts = self
+                    .mission_scripts(&mission, pack_id)
+                    .map_err(|e| refuse(e.to_string()))?;
+                Ok(CheckedMission {
+                    id: id.to_owned(),
+                    pack: pack_id.to_owned(),
+                    path,
+                    mission,
+                    warnings: check.findings,
+                    scripts,
+                })
+            }
             _ => Err(MissionRefused {
                 id: id.to_owned(),
                 findings: check.findings,

@@ -5,12 +5,17 @@
 //! after each world step, in file order; the end is broadcast once as `MsgMissionOutcome`, and
 //! `MsgMissionRoster` tells each peer which entity is which mission object.
 //!
-//! Owns the run's state (objects → entities, slots → peers, trigger flags, counters) and its
-//! status ([`MissionStatus`]). Must not: read files or the wall clock (elapsed time is counted in
-//! ticks), run Lua (scripted objects get [`fallback_controller`] until the Lua adapter lands),
-//! or change weather windows already announced to clients.
+//! Scripted objects (`ai: "lua <script>"`, or no `ai:` on a type with an `ai_script`) are flown
+//! by [`crate::lua_controller::LuaController`]s over the scripts the checked mission carries;
+//! what their scripts ask of the world is drained from the run's [`ScriptSink`] after each world
+//! step, in object order, and acted on before the triggers are evaluated.
+//!
+//! Owns the run's state (objects → entities, slots → peers, trigger flags, counters, the script
+//! sink) and its status ([`MissionStatus`]). Must not: read files or the wall clock (elapsed
+//! time is counted in ticks), or change weather windows already announced to clients.
 
 use super::{FactionSpec, GeoAnchor, Server, SpawnPoint, send};
+use crate::lua_controller::{LuaController, ScriptSink};
 use crate::pool::EntityId;
 use crate::weather::{PresetWeather, Weather, WeatherOverride};
 use crate::world::Pilot;
@@ -21,10 +26,13 @@ use fl_content::mission::{
 use fl_flight::DT;
 use fl_net::{Channel, PeerId};
 use fl_protocol::FixedStr;
-use fl_protocol::enums::{MissionResultCode, WeatherPreset as WirePreset};
-use fl_protocol::msg::world::{MissionOutcome, MissionRoster, MissionRosterRecord};
+use fl_protocol::enums::{GameState, MissionResultCode, WeatherPreset as WirePreset};
+use fl_protocol::msg::social::RadioTransmission;
+use fl_protocol::msg::world::{MissionOutcome, MissionRoster, MissionRosterRecord, MusicState};
 use fl_protocol::tlv::Extensions;
+use fl_script::{ScriptEvent, ScriptSources, WorldAction};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// True airspeed of an air start whose object gives no `speed`, m/s: a fighter's cruise at
 /// medium altitude (every aircraft the base pack flies trims there).
@@ -62,10 +70,15 @@ pub struct MissionStatus {
     /// Objects spawned (at the start, plus player slots bound).
     pub objects: u32,
     pub triggers_fired: u16,
-    /// Lua scripts running (0 until the Lua adapter lands).
+    /// Lua scripts running now (loaded and not disabled).
     pub scripts: u32,
-    /// Script errors (empty until the Lua adapter lands).
+    /// Why scripts were refused at load or disabled since, each naming the script and, where
+    /// known, the line; in the order they happened (within one tick, by object order).
     pub script_errors: Vec<String>,
+    /// `world.score_objective` calls the scripts made.
+    pub objectives_scored: u32,
+    /// The points those calls gave, summed.
+    pub objective_points: i64,
     pub player_slots: u32,
     pub slots_bound: u32,
 }
@@ -122,6 +135,30 @@ pub(super) struct MissionRun {
     /// The mission's wind, kept when `set_weather` changes the preset.
     wind_from_deg: f64,
     wind_mps: f64,
+    /// Where the run's Lua controllers leave their events and errors.
+    sink: Arc<ScriptSink>,
+    /// Scripts loaded at the start (each flies one object).
+    scripts_loaded: u32,
+    /// Of those, disabled since.
+    scripts_disabled: u32,
+    script_errors: Vec<String>,
+    objectives_scored: u32,
+    objective_points: i64,
+}
+
+/// The most script errors a status keeps (later ones are counted in the log only).
+pub const MAX_SCRIPT_ERRORS: usize = 256;
+
+/// The seed of object `object`'s script: the mission seed mixed with the object's index
+/// (SplitMix64), so each entity's `math.random` differs and a run repeats.
+pub fn script_seed(seed: u64, object: usize) -> u64 {
+    let mut z = seed
+        ^ (object as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// What a joining pilot is given when a mission has a free slot for them.
@@ -169,23 +206,15 @@ fn start_speed(object: &MissionObject) -> f64 {
     }
 }
 
-/// The controller an object gets when its AI is a Lua script (named `script`, if known) or not
-/// given: aircraft loiter where they appear at their altitude and speed, ground objects stand.
-/// The Lua adapter replaces this for scripts; until then each use is a warning naming the script.
+/// The builtin controller an object gets when it has no script (no `ai:` and no type script), or
+/// when its script fails to load or is disabled: aircraft loiter where they appear at their
+/// altitude and speed; ground objects stand (`None`).
 pub fn fallback_controller(
     object: &MissionObject,
-    script: Option<&str>,
     aircraft: bool,
-) -> Result<Pilot, String> {
-    if let Some(script) = script {
-        tracing::warn!(
-            object = %object.id,
-            script,
-            "Lua AI is not run yet: the object falls back to a builtin controller"
-        );
-    }
+) -> Result<Option<Box<dyn fl_ai::Controller>>, String> {
     if !aircraft {
-        return Ok(Pilot::None);
+        return Ok(None);
     }
     let line = format!(
         "loiter alt={} speed={}",
@@ -193,8 +222,54 @@ pub fn fallback_controller(
         start_speed(object)
     );
     fl_ai::build_from_line(&line, &fl_ai::FactoryContext::default())
-        .map(Pilot::Ai)
+        .map(Some)
         .map_err(|e| e.to_string())
+}
+
+fn pilot_of(c: Option<Box<dyn fl_ai::Controller>>) -> Pilot {
+    c.map_or(Pilot::None, Pilot::Ai)
+}
+
+/// The pack whose `ai/` folder runs script `name` for a type default: the type's own pack when
+/// the mission carries that folder with the script, else the mission's pack, else the first
+/// carried pack (by id) that has it.
+fn default_script_pack<'a>(
+    checked: &'a CheckedMission,
+    type_pack: Option<&'a str>,
+    name: &str,
+) -> Option<&'a str> {
+    let has = |p: &str| checked.scripts.get(p).is_some_and(|f| f.contains_key(name));
+    type_pack
+        .filter(|p| has(p))
+        .or_else(|| has(&checked.pack).then_some(checked.pack.as_str()))
+        .or_else(|| {
+            checked
+                .scripts
+                .iter()
+                .find(|(_, f)| f.contains_key(name))
+                .map(|(p, _)| p.as_str())
+        })
+}
+
+/// A carried `ai/` folder as fl-script sources; names fl-script cannot `require` are left out.
+fn sources_of(folder: &BTreeMap<String, String>) -> Result<ScriptSources, String> {
+    ScriptSources::from_map(
+        folder
+            .iter()
+            .filter(|(k, _)| fl_script::valid_script_name(k))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn game_state(m: fl_script::MusicState) -> GameState {
+    match m {
+        fl_script::MusicState::Menu => GameState::Menu,
+        fl_script::MusicState::FlightPatrol => GameState::FlightPatrol,
+        fl_script::MusicState::FlightCombat => GameState::FlightCombat,
+        fl_script::MusicState::MissionSuccess => GameState::MissionSuccess,
+        fl_script::MusicState::Debrief => GameState::Debrief,
+    }
 }
 
 fn wire_preset(p: WeatherPreset) -> WirePreset {
@@ -300,7 +375,12 @@ impl Server {
             anchor: Some(anchor),
         };
 
-        // Resolve every object first (types, controllers), then spawn.
+        // Resolve every object first (types, controllers, scripts), then spawn.
+        let sink = Arc::new(ScriptSink::default());
+        let start_tick = self.world.tick();
+        let mut sources: BTreeMap<String, Result<ScriptSources, String>> = BTreeMap::new();
+        let mut script_errors = Vec::new();
+        let mut scripts_loaded = 0u32;
         struct Plan {
             object: usize,
             type_index: u32,
@@ -337,14 +417,69 @@ impl Server {
                 ai: ai.to_owned(),
                 reason,
             };
-            let pilot = match &o.ai {
-                Some(AiSpec::Builtin { line, .. }) => fl_ai::build_from_line(line, &ctx)
+            let ty = self.types.get(type_index);
+            // The script that flies it, if any: `(pack, name)`.
+            let script: Option<(String, String)> = match &o.ai {
+                Some(AiSpec::Builtin { .. }) => None,
+                Some(AiSpec::Lua { script }) => Some((checked.pack.clone(), script.clone())),
+                None => ty.and_then(|t| t.ai_script.as_deref()).and_then(|name| {
+                    default_script_pack(checked, ty.and_then(|t| t.pack.as_deref()), name)
+                        .map(|p| (p.to_owned(), name.to_owned()))
+                }),
+            };
+            let pilot = match (&o.ai, script) {
+                (Some(AiSpec::Builtin { line, .. }), _) => fl_ai::build_from_line(line, &ctx)
                     .map(Pilot::Ai)
                     .map_err(|e| controller_error(line, e.to_string()))?,
-                Some(AiSpec::Lua { script }) => fallback_controller(o, Some(script), aircraft)
-                    .map_err(|e| controller_error(script, e))?,
-                None => fallback_controller(o, None, aircraft)
-                    .map_err(|e| controller_error("(type default)", e))?,
+                (_, Some((pack, name))) => {
+                    let fallback = fallback_controller(o, aircraft)
+                        .map_err(|e| controller_error(&format!("lua {name}"), e))?;
+                    let folder = sources.entry(pack.clone()).or_insert_with(|| {
+                        checked
+                            .scripts
+                            .get(&pack)
+                            .map_or_else(|| Ok(ScriptSources::default()), sources_of)
+                    });
+                    let loaded = match folder {
+                        Ok(src) => fl_script::ScriptInstance::load(
+                            src,
+                            &name,
+                            script_seed(seed, i),
+                            fl_script::Limits::default(),
+                        )
+                        .map_err(|e| e.to_string()),
+                        Err(e) => Err(e.clone()),
+                    };
+                    match loaded {
+                        Ok(instance) => {
+                            scripts_loaded += 1;
+                            let max_hp =
+                                ty.and_then(|t| t.combat.as_ref()).map_or(1.0, |c| c.max_hp);
+                            Pilot::Ai(Box::new(LuaController::new(
+                                i,
+                                instance,
+                                start_tick,
+                                type_index,
+                                max_hp,
+                                fallback,
+                                sink.clone(),
+                            )))
+                        }
+                        Err(e) => {
+                            let reason = format!(
+                                "object {} (line {}): script `{name}` (ai/{name}.lua of {pack}) not loaded: {e}",
+                                o.id, o.line
+                            );
+                            tracing::warn!(mission = %checked.id, %reason, "Lua script refused: a builtin controller flies the object");
+                            script_errors.push(reason);
+                            pilot_of(fallback)
+                        }
+                    }
+                }
+                (_, None) => pilot_of(
+                    fallback_controller(o, aircraft)
+                        .map_err(|e| controller_error("(builtin fallback)", e))?,
+                ),
             };
             plans.push(Plan {
                 object: i,
@@ -397,6 +532,12 @@ impl Server {
             wind_from_deg: mission.wind.from_heading_rad.to_degrees(),
             wind_mps: mission.wind.speed_mps,
             mission: mission.clone(),
+            sink,
+            scripts_loaded,
+            scripts_disabled: 0,
+            script_errors,
+            objectives_scored: 0,
+            objective_points: 0,
         };
         let preset = preset_weather(mission.weather, run.wind_from_deg, run.wind_mps);
         self.mission = Some(run);
@@ -455,8 +596,10 @@ impl Server {
             elapsed_s: m.ticks as f64 * DT,
             objects: m.objects_spawned,
             triggers_fired: m.triggers_fired,
-            scripts: 0,
-            script_errors: Vec::new(),
+            scripts: m.scripts_loaded.saturating_sub(m.scripts_disabled),
+            script_errors: m.script_errors.clone(),
+            objectives_scored: m.objectives_scored,
+            objective_points: m.objective_points,
             player_slots: u32::try_from(m.slots.len()).unwrap_or(u32::MAX),
             slots_bound: u32::try_from(bound).unwrap_or(u32::MAX),
         })
@@ -562,21 +705,7 @@ impl Server {
         let roster = MissionRoster {
             records: vec![record(&id, entity)],
         };
-        let peers: Vec<PeerId> = self
-            .peers
-            .iter()
-            .filter(|(p, slot)| **p != peer && slot.admitted.is_some())
-            .map(|(&p, _)| p)
-            .collect();
-        for p in peers {
-            send(
-                self.transport.as_mut(),
-                p,
-                Channel::Reliable,
-                roster.clone().into(),
-                &Extensions::new(),
-            );
-        }
+        self.broadcast_except(Some(peer), || roster.clone().into());
     }
 
     /// The slot `peer` is bound to, with its spawn (for a respawn), while the mission runs.
@@ -607,21 +736,7 @@ impl Server {
         let roster = MissionRoster {
             records: vec![record(&m.mission.objects[s.object].id, entity)],
         };
-        let peers: Vec<PeerId> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.admitted.is_some())
-            .map(|(&p, _)| p)
-            .collect();
-        for p in peers {
-            send(
-                self.transport.as_mut(),
-                p,
-                Channel::Reliable,
-                roster.clone().into(),
-                &Extensions::new(),
-            );
-        }
+        self.broadcast(|| roster.clone().into());
     }
 
     /// Frees the slot `peer` held (it left): the slot is unoccupied again, so `destroy(slot)`
@@ -661,10 +776,26 @@ impl Server {
     /// order; an end stops the evaluation (later triggers of the same tick do not fire).
     pub(super) fn step_mission(&mut self) {
         let Some(m) = &mut self.mission else { return };
+        // Always drained, so an ended mission's scripts cannot pile events up.
+        let crate::lua_controller::Drained { events, errors } = m.sink.drain();
+        for (object, reason) in errors {
+            m.scripts_disabled = m.scripts_disabled.saturating_add(1);
+            let o = &m.mission.objects[object];
+            if m.script_errors.len() < MAX_SCRIPT_ERRORS {
+                m.script_errors
+                    .push(format!("object {} (line {}): {reason}", o.id, o.line));
+            }
+        }
         if m.state != MissionState::Running {
             return;
         }
         m.ticks += 1;
+        self.act_on_script_events(events);
+        let Some(m) = &mut self.mission else { return };
+        if m.state != MissionState::Running {
+            self.broadcast_mission_outcome();
+            return;
+        }
         let mut actions = Vec::new();
         for (i, t) in m.mission.triggers.iter().enumerate() {
             if m.fired[i] {
@@ -721,6 +852,78 @@ impl Server {
         }
     }
 
+    /// What the scripts asked for this tick, in object order then call order: an end (success
+    /// or failure) ends the mission as a trigger does and drops what follows it; scores are
+    /// counted; music and radio lines go to every peer in the game; prints are logged.
+    fn act_on_script_events(&mut self, events: Vec<(usize, ScriptEvent)>) {
+        for (object, event) in events {
+            let Some(m) = &mut self.mission else { return };
+            if m.state != MissionState::Running {
+                return;
+            }
+            let id = m.mission.objects[object].id.clone();
+            match event {
+                ScriptEvent::World(WorldAction::MissionSuccess) => {
+                    tracing::info!(mission = %m.id, object = %id, "script ended the mission: success");
+                    m.state = MissionState::Success;
+                }
+                ScriptEvent::World(WorldAction::MissionFailure) => {
+                    tracing::info!(mission = %m.id, object = %id, "script ended the mission: failure");
+                    m.state = MissionState::Failure;
+                }
+                ScriptEvent::World(WorldAction::ScoreObjective { faction, points }) => {
+                    m.objectives_scored = m.objectives_scored.saturating_add(1);
+                    m.objective_points = m.objective_points.saturating_add(i64::from(points));
+                    tracing::info!(mission = %m.id, object = %id, faction, points, "objective scored");
+                }
+                ScriptEvent::World(WorldAction::SetMusic(state)) => {
+                    let msg = MusicState {
+                        state: game_state(state),
+                    };
+                    self.broadcast(|| msg.clone().into());
+                }
+                ScriptEvent::Say(text) => {
+                    // Roughly reading speed, at least 4 s on screen.
+                    let secs = 4 + text.chars().count() / 15;
+                    let msg = RadioTransmission {
+                        net_id: 0xFF,
+                        display_seconds: u16::try_from(secs).unwrap_or(u16::MAX),
+                        speaker: FixedStr::new(&id),
+                        voice_key: FixedStr::new(""),
+                        text: FixedStr::new(&text),
+                    };
+                    self.broadcast(|| msg.clone().into());
+                }
+                ScriptEvent::Print(text) => {
+                    tracing::info!(mission = %m.id, object = %id, "lua: {text}");
+                }
+            }
+        }
+    }
+
+    /// Sends `msg()` reliably to every admitted peer but `skip`.
+    fn broadcast_except(&mut self, skip: Option<PeerId>, msg: impl Fn() -> fl_protocol::Message) {
+        let peers: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(p, slot)| Some(**p) != skip && slot.admitted.is_some())
+            .map(|(&p, _)| p)
+            .collect();
+        for p in peers {
+            send(
+                self.transport.as_mut(),
+                p,
+                Channel::Reliable,
+                msg(),
+                &Extensions::new(),
+            );
+        }
+    }
+
+    fn broadcast(&mut self, msg: impl Fn() -> fl_protocol::Message) {
+        self.broadcast_except(None, msg);
+    }
+
     fn broadcast_mission_outcome(&mut self) {
         let Some(m) = &self.mission else { return };
         let outcome = match m.state {
@@ -734,21 +937,7 @@ impl Server {
             elapsed_seconds: (m.ticks as f64 * DT) as f32,
         };
         tracing::info!(mission = %m.id, state = m.state.name(), elapsed_s = msg.elapsed_seconds, "mission ended");
-        let peers: Vec<PeerId> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.admitted.is_some())
-            .map(|(&id, _)| id)
-            .collect();
-        for peer in peers {
-            send(
-                self.transport.as_mut(),
-                peer,
-                Channel::Reliable,
-                msg.clone().into(),
-                &Extensions::new(),
-            );
-        }
+        self.broadcast(|| msg.clone().into());
     }
 }
 
