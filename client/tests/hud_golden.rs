@@ -305,6 +305,32 @@ fn hud_golden_images_at_four_attitudes() {
             settings: metric,
             check: |r| assert!(r.roll_rad > 0.2, "{r:?}"),
         },
+        Case {
+            // A mission: the next objective top left, two radio calls wrapped above a notice.
+            name: "hud_mission",
+            flight: level(),
+            setup: |s| s.spool = 0.8,
+            extras: HudExtras {
+                max_g: 1.2,
+                objective: Some("OBJ DESTROY DRONE".into()),
+                radio: vec![
+                    (
+                        "drone".into(),
+                        "Range control: drone is up, orbiting left at three thousand. Range is \
+                         hot."
+                            .into(),
+                    ),
+                    (
+                        "drone".into(),
+                        "Range control: hits observed on the drone. Keep on it.".into(),
+                    ),
+                ],
+                notices: vec!["Server restarting in 5 minutes".into()],
+                ..HudExtras::default()
+            },
+            settings: imperial,
+            check: |r| assert!(r.roll_rad.abs() < 1e-9, "{r:?}"),
+        },
     ];
 
     let dirs = golden_dirs();

@@ -184,7 +184,7 @@ mod tests {
     fn our_free_flight_reads_as_a_brief() {
         let c = own_content();
         let m = mission_choices(&c);
-        assert_eq!(m.len(), 1);
+        assert_eq!(m.len(), 2);
         let f = &m[0];
         assert_eq!(f.id, "fl-trainer:free_flight_nevada");
         assert_eq!(f.title, "Free Flight — Nevada Airfield");
@@ -206,6 +206,67 @@ mod tests {
                 ("Friendly", "0"),
                 ("Hostile", "0"),
             ]
+        );
+    }
+
+    #[test]
+    fn our_gun_drone_sortie_briefs_its_objectives_and_map() {
+        let c = own_content();
+        let m = mission_choices(&c);
+        let d = m
+            .iter()
+            .find(|m| m.id == "fl-trainer:gun_drone")
+            .expect("listed");
+        assert_eq!(d.broken, None, "it validates");
+        assert!(d.brief.starts_with("Range control has a target drone up"));
+        assert_eq!(
+            d.objectives,
+            [
+                (true, "Destroy drone".to_owned()),
+                (true, "Follow the radio calls".to_owned()),
+                (false, "Do not lose your aircraft".to_owned()),
+                (false, "Time limit 10:00".to_owned()),
+            ]
+        );
+        let marks: Vec<(&str, MarkKind, f64, f64)> = d
+            .map
+            .iter()
+            .map(|b| (b.label.as_str(), b.kind, b.east_m, b.north_m))
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                ("player1", MarkKind::Player, -3000.0, 0.0),
+                ("drone", MarkKind::Target, 1000.0, 0.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_map_keeps_unnamed_hostiles_off_and_shows_friends_and_allies() {
+        let checked = fl_content::mission::parse_mission(
+            "name: x\nanchor: home\nsides: [{id: blue, allies: [green]}, red, green]\nobjects:\n\
+             \x20 - { type: a:b, id: me, side: blue, pos: [0, 0, 0], player: true }\n\
+             \x20 - { type: a:b, id: wing, side: green, pos: [100, 0, 200] }\n\
+             \x20 - { type: a:b, id: sam, side: red, pos: [9000, 0, 9000] }\n\
+             \x20 - { type: a:b, id: far, side: blue, lat: 36.34917, lon: -114.99611 }\n",
+            std::path::Path::new("m.yaml"),
+        );
+        let m = checked
+            .mission
+            .unwrap_or_else(|| panic!("{:?}", checked.findings));
+        let marks = brief_map(&m);
+        let labels: Vec<&str> = marks.iter().map(|b| b.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["me", "wing", "far"],
+            "the SAM is for the pilot to find"
+        );
+        let far = &marks[2];
+        assert!(far.east_m.abs() < 1.0, "{far:?}");
+        assert!(
+            (far.north_m - 11_119.5).abs() < 1.0,
+            "0.1 degree north: {far:?}"
         );
     }
 

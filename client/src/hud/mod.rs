@@ -38,6 +38,10 @@ pub const MAX_NOTICE_LINES: usize = 3;
 pub const MAX_LINE_CHARS: usize = 80;
 /// Radio subtitles shown at once.
 pub const MAX_RADIO_LINES: usize = 3;
+/// Characters in one line of a radio subtitle at most (narrower screens wrap sooner).
+const MAX_RADIO_CHARS: usize = 72;
+/// Screen lines one radio subtitle may take.
+const MAX_RADIO_WRAP: usize = 3;
 /// Radio subtitles' colour: set apart from the symbology and the server's notices.
 pub const RADIO: Color32 = Color32::from_rgb(150, 215, 255);
 /// Pitch-ladder spacing, degrees.
@@ -662,26 +666,78 @@ fn draw_messages(c: &mut Canvas<'_>, m: &Metrics, extras: &HudExtras) {
         );
         y -= size.y + 2.0 * u;
     }
-    // Radio subtitles above the notices, newest lowest.
+    // Radio subtitles above the notices, newest lowest, each wrapped to the screen's width
+    // (a monospace glyph is about 0.6 of the font size wide).
+    let width_chars = ((m.screen.width() - 16.0 * u) / (0.6 * m.font))
+        .floor()
+        .max(16.0) as usize;
     let skip = extras.radio.len().saturating_sub(MAX_RADIO_LINES);
     for (speaker, text) in extras.radio.iter().skip(skip).rev() {
-        let line = match clean_line(speaker) {
-            s if s.trim().is_empty() => clean_line(text),
-            s => clean_line(&format!("{s}: {text}")),
+        let speaker = clean_line(speaker);
+        let text: String = text
+            .chars()
+            .filter(|ch| !ch.is_control())
+            .take(400)
+            .collect();
+        let full = if speaker.trim().is_empty() {
+            text
+        } else {
+            format!("{speaker}: {text}")
         };
-        if line.trim().is_empty() {
-            continue;
+        for line in wrap_words(&full, width_chars.min(MAX_RADIO_CHARS))
+            .iter()
+            .rev()
+        {
+            let size = c.text(
+                pos2(m.centre.x, y),
+                Align2::CENTER_BOTTOM,
+                line,
+                m.mono(m.font),
+                RADIO,
+                0.0,
+            );
+            y -= size.y + 2.0 * u;
         }
-        let size = c.text(
-            pos2(m.centre.x, y),
-            Align2::CENTER_BOTTOM,
-            &line,
-            m.mono(m.font),
-            RADIO,
-            0.0,
-        );
-        y -= size.y + 2.0 * u;
     }
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer than a
+/// line is cut); at most [`MAX_RADIO_WRAP`] lines, the last ending in "..." when text is left.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(4);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut words = text.split_whitespace().peekable();
+    while let Some(word) = words.peek().copied() {
+        let len = cur.chars().count();
+        let wlen = word.chars().count();
+        if len == 0 && wlen > width {
+            lines.push(word.chars().take(width).collect());
+            words.next();
+        } else if len == 0 {
+            cur.push_str(word);
+            words.next();
+        } else if len + 1 + wlen <= width {
+            cur.push(' ');
+            cur.push_str(word);
+            words.next();
+        } else {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if lines.len() == MAX_RADIO_WRAP {
+            if words.peek().is_some() || !cur.is_empty() {
+                if let Some(last) = lines.last_mut() {
+                    let keep: String = last.chars().take(width.saturating_sub(3)).collect();
+                    *last = keep + "...";
+                }
+            }
+            return lines;
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 /// The mission's next objective, top left (clear of the heading tape and the columns).
@@ -717,6 +773,23 @@ mod tests {
             clean_line(&"y".repeat(MAX_LINE_CHARS)).len(),
             MAX_LINE_CHARS
         );
+    }
+
+    #[test]
+    fn radio_lines_wrap_between_words_and_are_bounded() {
+        assert_eq!(
+            wrap_words("drone: Range control: drone is up, orbiting left.", 20),
+            ["drone: Range", "control: drone is", "up, orbiting left."]
+        );
+        assert_eq!(wrap_words("abcdefghijkl x", 5), ["abcde", "x"]);
+        let long = wrap_words(&"word ".repeat(100), 12);
+        assert_eq!(long.len(), MAX_RADIO_WRAP);
+        assert!(
+            long[2].ends_with("...") && long[2].chars().count() <= 12,
+            "{long:?}"
+        );
+        assert!(wrap_words("   ", 10).is_empty());
+        assert_eq!(wrap_words("exact fit", 9), ["exact fit"]);
     }
 
     #[test]

@@ -102,10 +102,11 @@ fn unused_label(rel: &Path) -> Option<String> {
             | AssetKind::Mesh
             | AssetKind::Texture
             | AssetKind::Audio
-            | AssetKind::Terrain,
+            | AssetKind::Terrain
+            // Missions are listed, briefed and run; their Lua scripts run in the sandbox.
+            | AssetKind::Mission
+            | AssetKind::AiScript,
         ) => return None,
-        Some(AssetKind::Mission) => "missions (no mission runner yet)",
-        Some(AssetKind::AiScript) => "Lua AI scripts (no Lua runtime yet)",
         Some(AssetKind::Manual) => "manual pages",
         Some(AssetKind::Config) => "data files",
         None if AssetKind::ALL.iter().any(|k| k.dir() == top) => return None,
@@ -266,14 +267,8 @@ mod tests {
         assert_eq!(l("aircraft/f5e/f5e.toml"), None);
         assert_eq!(l("aircraft/f5e/f5e.glb"), None);
         assert_eq!(l("terrain/tile.flt"), None);
-        assert_eq!(
-            l("missions/a.yaml").as_deref(),
-            Some("missions (no mission runner yet)")
-        );
-        assert_eq!(
-            l("ai/fighter.lua").as_deref(),
-            Some("Lua AI scripts (no Lua runtime yet)")
-        );
+        assert_eq!(l("missions/a.yaml"), None);
+        assert_eq!(l("ai/fighter.lua"), None);
         assert_eq!(l("theaters/nttr.toml"), None);
         assert_eq!(
             l("frontlines/nttr.toml").as_deref(),

@@ -142,8 +142,12 @@ fn a_running_server_logs_each_finding_once_in_plain_text() {
     )
     .expect("w");
     // And an asset nothing reads yet.
-    std::fs::create_dir_all(pack.join("missions")).expect("dir");
-    std::fs::write(pack.join("missions/first.yaml"), "name: first\n").expect("mission");
+    std::fs::create_dir_all(pack.join("frontlines")).expect("dir");
+    std::fs::write(
+        pack.join("frontlines/first.toml"),
+        "# a kind no build reads\n",
+    )
+    .expect("frontline");
     std::fs::write(
         dir.path().join("server.toml"),
         "[world]\nplayer_entity_type = \"my:trainer\"\n",
@@ -185,7 +189,9 @@ fn a_running_server_logs_each_finding_once_in_plain_text() {
         "{text}"
     );
     assert!(
-        text.contains("pack my-pack: not used by this build yet: 1 missions"),
+        text.contains(
+            "pack my-pack: not used by this build yet: 1 files in frontlines/ (not a content kind"
+        ),
         "{text}"
     );
 }
