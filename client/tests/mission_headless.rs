@@ -180,3 +180,29 @@ fn an_unknown_mission_and_a_bad_hook_are_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("OBJECT@SECONDS"), "{stderr}");
 }
+
+/// Our own pack's sortie, with no downloaded pack at all: the attack autopilot's gun run shoots
+/// down the Lua-flown drone, which ends the mission in success — a scripted gun run, not a hook.
+#[test]
+fn our_gun_drone_sortie_is_won_by_a_real_gun_run() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_fighters-legacy"))
+        .env("XDG_DATA_HOME", data.path())
+        .env("XDG_CONFIG_HOME", data.path())
+        .env("HOME", data.path())
+        .env_remove("RUST_LOG")
+        .args(["--headless", "--mission", "fl-trainer:gun_drone", "--fast"])
+        .args(["--seconds", "600", "--autopilot", "attack"])
+        .output()
+        .expect("runs");
+    let v = summary(&out);
+    let m = &v["mission"];
+    assert_eq!(m["id"], "fl-trainer:gun_drone", "{v}");
+    assert_eq!(m["state"], "success", "{v}");
+    assert_eq!(m["scripts"], 1, "the drone's script flew it to the end: {v}");
+    assert_eq!(m["script_errors"], serde_json::json!([]), "{v}");
+    let combat = &v["combat"];
+    assert_eq!(combat["kills"], 1, "{v}");
+    assert!(combat["hits"].as_u64().is_some_and(|h| h > 0), "{v}");
+    assert_eq!(combat["kill_records"][0]["weapon"], "Gun", "{v}");
+}

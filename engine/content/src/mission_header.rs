@@ -687,7 +687,8 @@ triggers:
     fn our_packs_free_flight_is_listed() {
         let c = load(vec![own_pack()]);
         let m = c.missions();
-        assert_eq!(m.len(), 1, "{m:#?}");
+        assert_eq!(m.len(), 2, "{m:#?}");
+        assert_eq!(m[1].id, "fl-trainer:gun_drone");
         let f = &m[0];
         assert_eq!(f.id, "fl-trainer:free_flight_nevada");
         assert_eq!(f.pack, "fl-trainer");
@@ -728,6 +729,7 @@ triggers:
                 "fl-base-pack:t38a_first_flight",
                 "fl-base-pack:t38a_navigation",
                 "fl-trainer:free_flight_nevada",
+                "fl-trainer:gun_drone",
             ]
         );
         for l in &m {
