@@ -42,7 +42,8 @@ pub struct AirfieldSpec {
 /// The sandbox home (fl-base-pack's missions' `anchor: home`): runway 2,500 × 45 m along true
 /// heading 090 centred on the anchor (east −1,250 … +1,250 m at north 0), field elevation fixed
 /// at 569.6 m; flat 100 m beyond each end and 150 m either side of the centre line (the parking
-/// 120 m south of it included), blending into the natural terrain over 400 m.
+/// 120 m south of it included), blending into the natural terrain over at least 400 m (the
+/// ring is widened to the natural surface at load: [`Airfield::fitted`]).
 pub const HOME: AirfieldSpec = AirfieldSpec {
     id: "home",
     lat_deg: 36.24917,

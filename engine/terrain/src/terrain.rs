@@ -154,7 +154,15 @@ impl Terrain {
         };
         t.skirts = t.build_skirts();
         // The rings fitted to the natural surface (skirts in place: the surface as it will be).
-        t.airfields = airfield::builtin(|d| t.natural_height_dir(d));
+        // The base alone with the default seed (every `World` starts with one) is fitted once
+        // per process: the same inputs, the same bits.
+        static BASE_FIELDS: OnceLock<[Airfield; airfield::BUILTIN.len()]> = OnceLock::new();
+        t.airfields =
+            if t.store.index().heights.is_empty() && t.cfg.seed == crate::base::DEFAULT_SEED {
+                *BASE_FIELDS.get_or_init(|| airfield::builtin(|d| t.natural_height_dir(d)))
+            } else {
+                airfield::builtin(|d| t.natural_height_dir(d))
+            };
         t
     }
 
@@ -311,8 +319,19 @@ impl Terrain {
     /// base), flattened under the builtin airfields.
     #[inline]
     pub fn height_dir(&self, d: Vec3) -> f64 {
-        // A dot product per airfield rejects a point away from them all (the common case).
-        airfield::apply(&self.airfields, d, || self.natural_height_dir(d))
+        // A dot product per airfield rejects a point away from them all (the common case); the
+        // airfield arithmetic is out of line.
+        let h = self.natural_height_dir(d);
+        if self.airfields.iter().any(|f| f.near(d)) {
+            return self.height_near_airfield(d, h);
+        }
+        h
+    }
+
+    /// [`Terrain::height_dir`] within reach of an airfield, given the natural height there.
+    #[inline(never)]
+    fn height_near_airfield(&self, d: Vec3, natural: f64) -> f64 {
+        airfield::apply(&self.airfields, d, || natural)
     }
 
     /// The surface without the airfields (pack over base), m.
