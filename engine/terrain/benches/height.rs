@@ -1,7 +1,7 @@
 //! `height_at` warm: heights over the fixture pack's NTTR tiles once the tiles are decoded (the
 //! simulation's steady state) — at random points of a 20 km square (every call another tile:
-//! the worst case) and along aircraft tracks (what the simulation asks) — and over the base
-//! alone. `cargo bench -p fl-terrain`.
+//! the worst case) and along aircraft tracks (what the simulation asks), around the builtin
+//! `home` airfield, and over the base alone. `cargo bench -p fl-terrain`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fl_content::{Content, ErrorPolicy, LoadOptions};
@@ -78,6 +78,27 @@ fn bench(c: &mut Criterion) {
             black_box(t.height_at(path[i].0, path[i].1));
         });
     }
+    // Around the builtin `home` airfield: a 4 km square centred on it (the runway and its apron
+    // are flat, the ring blends into the pack's heights, the corners are untouched): the
+    // airfield's own path, every point near it.
+    let home: Vec<(f64, f64)> = pts
+        .iter()
+        .map(|p| {
+            (
+                36.24917 + ((p.0 - 37.0) / 0.18 - 0.5) * 0.036,
+                -114.99611 + ((p.1 + 115.6) / 0.22 - 0.5) * 0.045,
+            )
+        })
+        .collect();
+    for p in &home {
+        black_box(t.height_at(p.0, p.1));
+    }
+    c.bench_function("height_at home airfield warm", |b| {
+        b.iter(|| {
+            i = (i + 1) & 4095;
+            black_box(t.height_at(home[i].0, home[i].1))
+        })
+    });
     // Outside NTTR, within the skirt (the land the theater continues into): a 2° square
     // south-east of the theater, 0–300 km from its bounds.
     let around: Vec<(f64, f64)> = pts

@@ -3,6 +3,7 @@
 //! not: depend on a GPU, a window, or on what a cache happens to hold for any height the
 //! simulation reads.
 //!
+//! * [`airfield`]: the builtin airfields (flat runway and apron, blended into the terrain);
 //! * [`cube`]: the cube-sphere mapping (faces, warp, lat/lon, tile keys), the C++ original's;
 //! * [`tile`]: a tile's PNG files and names;
 //! * [`pack`]: the stack's theaters and tile files, and each pack's terrain digest;
@@ -14,6 +15,7 @@
 //!
 //! See docs/terrain.md.
 
+pub mod airfield;
 pub mod base;
 pub mod chunks;
 pub mod cube;
@@ -24,6 +26,7 @@ pub mod stream;
 pub mod terrain;
 pub mod tile;
 
+pub use airfield::{Airfield, AirfieldSpec};
 pub use base::Base;
 pub use cube::TileKey;
 pub use pack::{Bounds, PackTerrain, TerrainIndex, Theater, WORLD_TERRAIN_ID, empty_digest};

@@ -15,11 +15,14 @@
 //! * **Outside:** the procedural [`Base`], continued as land around each theater (the skirt,
 //!   `crate::skirt`): near a theater the base is land at the pack's own smoothed edge heights
 //!   with procedural relief, relaxing to the ordinary base within [`crate::SKIRT_REACH_M`].
+//! * **Airfields** (`crate::airfield`) over all of it: flat at the field elevation on a builtin
+//!   field's runway and apron, blending back into the surface above across a ring around it.
 //!
 //! Every value is a pure function of the pack's files and the seed: a tile's verdict is decided
 //! by decoding it the first time it matters and kept, and evicted samples decode to the same
 //! bits. Must not: read the clock or depend on the cache's contents.
 
+use crate::airfield::{self, Airfield};
 use crate::base::Base;
 use crate::cube::{self, FacePos, TileKey};
 use crate::pack::{TerrainIndex, TileFile};
@@ -83,6 +86,8 @@ pub struct Terrain {
     skirts: Arc<[Skirt]>,
     /// `cfg.level_margin_cells` in tile-local units (the level-edge blend's width).
     level_margin: f64,
+    /// The builtin airfields, placed (held inline: the height path tests them on every call).
+    airfields: [Airfield; airfield::BUILTIN.len()],
 }
 
 impl std::fmt::Debug for Terrain {
@@ -145,8 +150,19 @@ impl Terrain {
             cfg,
             digests: Arc::new(OnceLock::new()),
             skirts: Arc::from(Vec::new()),
+            airfields: airfield::BUILTIN.map(|s| Airfield::new(&s)),
         };
         t.skirts = t.build_skirts();
+        // The rings fitted to the natural surface (skirts in place: the surface as it will be).
+        // The base alone with the default seed (every `World` starts with one) is fitted once
+        // per process: the same inputs, the same bits.
+        static BASE_FIELDS: OnceLock<[Airfield; airfield::BUILTIN.len()]> = OnceLock::new();
+        t.airfields =
+            if t.store.index().heights.is_empty() && t.cfg.seed == crate::base::DEFAULT_SEED {
+                *BASE_FIELDS.get_or_init(|| airfield::builtin(|d| t.natural_height_dir(d)))
+            } else {
+                airfield::builtin(|d| t.natural_height_dir(d))
+            };
         t
     }
 
@@ -222,7 +238,19 @@ impl Terrain {
                 pack = pack.max(f64::from(m));
             }
         }
-        (pack + crate::skirt::SKIRT_RELIEF_M).max(Base::MAX_HEIGHT_M)
+        let fields = self
+            .airfields
+            .iter()
+            .map(Airfield::elevation_m)
+            .fold(f64::NEG_INFINITY, f64::max);
+        (pack + crate::skirt::SKIRT_RELIEF_M)
+            .max(Base::MAX_HEIGHT_M)
+            .max(fields)
+    }
+
+    /// The builtin airfields as placed on this terrain (see `crate::airfield`).
+    pub fn airfields(&self) -> &[Airfield] {
+        &self.airfields
     }
 
     /// The tile store (for the renderer's [`crate::TileLoader`] and cache statistics).
@@ -287,10 +315,29 @@ impl Terrain {
         self.height_dir(cube::world_to_dir(radius_m, p))
     }
 
-    /// Height at a unit direction from the planet's centre, m.
+    /// Height at a unit direction from the planet's centre, m: the natural surface (pack over
+    /// base), flattened under the builtin airfields.
     #[inline]
     pub fn height_dir(&self, d: Vec3) -> f64 {
-        // `height_info(d).height_m`, with the warm case first and no `HeightInfo` built for it.
+        // A dot product per airfield rejects a point away from them all (the common case); the
+        // airfield arithmetic is out of line.
+        let h = self.natural_height_dir(d);
+        if self.airfields.iter().any(|f| f.near(d)) {
+            return self.height_near_airfield(d, h);
+        }
+        h
+    }
+
+    /// [`Terrain::height_dir`] within reach of an airfield, given the natural height there.
+    #[inline(never)]
+    fn height_near_airfield(&self, d: Vec3, natural: f64) -> f64 {
+        airfield::apply(&self.airfields, d, || natural)
+    }
+
+    /// The surface without the airfields (pack over base), m.
+    #[inline]
+    pub(crate) fn natural_height_dir(&self, d: Vec3) -> f64 {
+        // `natural_info_at(d).height_m`, with the warm case first and no `HeightInfo` built for it.
         let ix = self.store.index();
         if ix.heights.is_empty() {
             return self.outer_height(d);
@@ -310,9 +357,20 @@ impl Terrain {
     }
 
     /// [`Terrain::height_info`] with the face position already known (`fp` must be `d`'s; it
-    /// saves the inverse mapping and keeps a caller's lattice positions exact).
+    /// saves the inverse mapping and keeps a caller's lattice positions exact). The height is
+    /// [`Terrain::height_dir`]'s (airfields applied, same bits); the level and the pack's weight
+    /// are the natural surface's.
     #[inline]
     fn height_info_at(&self, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
+        let mut info = self.natural_info_at(d, fp);
+        let natural = info.height_m;
+        info.height_m = airfield::apply(&self.airfields, d, || natural);
+        info
+    }
+
+    /// [`Terrain::height_info_at`] without the airfields.
+    #[inline]
+    fn natural_info_at(&self, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
         let base_only = |h: f64| HeightInfo {
             height_m: h,
             level: None,
@@ -845,13 +903,17 @@ mod tests {
         v
     }
 
+    /// The general path, with the airfields applied as the public entry points apply them.
     fn general(t: &Terrain, d: Vec3, fp: Option<FacePos>) -> HeightInfo {
         if t.store.index().heights.is_empty() {
             return t.height_info_at(d, fp);
         }
         let fp = fp.unwrap_or_else(|| cube::dir_to_face_uv(d));
         let top = t.store.index().height_levels[usize::from(fp.face)];
-        t.height_info_general(d, fp, top)
+        let mut info = t.height_info_general(d, fp, top);
+        let natural = info.height_m;
+        info.height_m = airfield::apply(&t.airfields, d, || natural);
+        info
     }
 
     fn same(a: HeightInfo, b: HeightInfo) -> bool {
