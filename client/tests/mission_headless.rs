@@ -199,7 +199,10 @@ fn our_gun_drone_sortie_is_won_by_a_real_gun_run() {
     let m = &v["mission"];
     assert_eq!(m["id"], "fl-trainer:gun_drone", "{v}");
     assert_eq!(m["state"], "success", "{v}");
-    assert_eq!(m["scripts"], 1, "the drone's script flew it to the end: {v}");
+    assert_eq!(
+        m["scripts"], 1,
+        "the drone's script flew it to the end: {v}"
+    );
     assert_eq!(m["script_errors"], serde_json::json!([]), "{v}");
     let combat = &v["combat"];
     assert_eq!(combat["kills"], 1, "{v}");

@@ -14,55 +14,26 @@ mod common;
 use common::{Harness, TestClient};
 use fl_content::Content;
 use fl_flight::math::Vec3;
-use fl_net::Channel;
-use fl_net::linksim::LinkConfig;
-use fl_protocol::enums::{PeerRole, art_buttons, buttons};
-use fl_protocol::msg::handshake::{ConnectRequest, PackManifestEntry};
-use fl_protocol::{Message, PROTOCOL_VERSION};
+use fl_protocol::enums::PeerRole;
 use fl_server::server::ServerConfig;
 use fl_server::world::Body;
-use std::net::IpAddr;
 
 /// The field elevation of `home` (fl-base-pack's `ai/instructor.lua` FIELD_ELEV).
 const FIELD_ELEV_M: f64 = 569.6;
 
 fn content() -> Option<Content> {
-    let pack = fl_fixtures::fixture_pack_or("the gunnery mission and its types")?;
-    Some(
-        Content::load(&fl_content::LoadOptions {
-            pack_dirs: vec![pack],
-            ..fl_content::LoadOptions::default()
-        })
-        .unwrap_or_else(|e| panic!("the fixture pack loads: {e}")),
-    )
+    common::fixture_content("the gunnery mission and its types")
 }
 
-/// A client that joins as a pilot reporting the fixture pack, sitting in a parked aircraft:
-/// gear down, idle, brakes on.
+/// A client that joins as a pilot reporting the fixture pack, sitting in a parked aircraft.
 fn join(h: &mut Harness) -> TestClient {
-    let mut c = h.connect(IpAddr::from([127, 0, 0, 1]), LinkConfig::default());
-    c.throttle = 0.0;
-    c.art_buttons = art_buttons::GEAR_DOWN;
-    c.buttons |= buttons::WHEEL_BRAKE;
-    h.run(3, &mut [&mut c]);
-    let req = ConnectRequest {
-        requested_role: PeerRole::Pilot,
-        protocol_version: PROTOCOL_VERSION,
-        callsign: "student".into(),
-        packs: vec![PackManifestEntry {
-            id: "fl-base-pack".into(),
-            version: "0.1.0".into(),
-            content_hash: [0; 32],
-        }],
-        ..Default::default()
-    };
-    c.send_raw(
-        Channel::Reliable,
-        &Message::from(req).encode().expect("encodes"),
-    );
-    h.run(10, &mut [&mut c]);
-    assert!(c.admitted().is_some(), "admitted: {:?}", c.refusal());
-    c
+    common::join_reporting(
+        h,
+        PeerRole::Pilot,
+        "student",
+        &["fl-base-pack"],
+        common::parked_controls,
+    )
 }
 
 /// Where the player's aircraft stands: (position, height of its gear's contact point above the

@@ -13,25 +13,14 @@ use common::{Harness, TestClient};
 use fl_content::Content;
 use fl_content::Severity;
 use fl_content::mission::{CheckedMission, parse_mission};
-use fl_net::Channel;
-use fl_net::linksim::LinkConfig;
+use fl_protocol::Message;
 use fl_protocol::enums::{GameState, PeerRole};
-use fl_protocol::msg::handshake::{ConnectRequest, PackManifestEntry};
-use fl_protocol::{Message, PROTOCOL_VERSION};
 use fl_server::server::ServerConfig;
 use fl_server::server::mission::{MissionState, MissionStatus};
-use std::net::IpAddr;
 use std::path::Path;
 
 fn content() -> Option<Content> {
-    let pack = fl_fixtures::fixture_pack_or("the Lua missions and their scripts")?;
-    Some(
-        Content::load(&fl_content::LoadOptions {
-            pack_dirs: vec![pack],
-            ..fl_content::LoadOptions::default()
-        })
-        .unwrap_or_else(|e| panic!("the fixture pack loads: {e}")),
-    )
+    common::fixture_content("the Lua missions and their scripts")
 }
 
 fn harness_with(content: &Content, workers: usize) -> Harness {
@@ -91,26 +80,7 @@ fn join(h: &mut Harness) -> TestClient {
 }
 
 fn join_as(h: &mut Harness, role: PeerRole) -> TestClient {
-    let mut c = h.connect(IpAddr::from([127, 0, 0, 1]), LinkConfig::default());
-    h.run(3, &mut [&mut c]);
-    let req = ConnectRequest {
-        requested_role: role,
-        protocol_version: PROTOCOL_VERSION,
-        callsign: "watcher".into(),
-        packs: vec![PackManifestEntry {
-            id: "fl-base-pack".into(),
-            version: "0.1.0".into(),
-            content_hash: [0; 32],
-        }],
-        ..Default::default()
-    };
-    c.send_raw(
-        Channel::Reliable,
-        &Message::from(req).encode().expect("encodes"),
-    );
-    h.run(10, &mut [&mut c]);
-    assert!(c.admitted().is_some(), "admitted: {:?}", c.refusal());
-    c
+    common::join_reporting(h, role, "watcher", &["fl-base-pack"], |_| {})
 }
 
 const DIRECTOR: &str = "

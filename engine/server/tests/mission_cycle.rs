@@ -7,15 +7,11 @@ mod common;
 
 use common::{Harness, TestClient};
 use fl_content::Content;
-use fl_net::Channel;
-use fl_net::linksim::LinkConfig;
+use fl_protocol::Message;
 use fl_protocol::enums::{MissionResultCode, PeerRole};
-use fl_protocol::msg::handshake::{ConnectRequest, PackManifestEntry};
-use fl_protocol::{Message, PROTOCOL_VERSION};
 use fl_server::mission_director::{DirectorEvent, MissionDirector, OnEnd, ScheduledDestroy};
 use fl_server::server::ServerConfig;
 use fl_server::server::mission::MissionState;
-use std::net::IpAddr;
 
 const DOGFIGHT: &str = "fl-base-pack:ia_dogfight";
 const GUNNERY: &str = "fl-base-pack:f5e_gunnery";
@@ -23,14 +19,7 @@ const GUNNERY: &str = "fl-base-pack:f5e_gunnery";
 const DELAY: u64 = 30;
 
 fn content() -> Option<Content> {
-    let pack = fl_fixtures::fixture_pack_or("the mission cycle")?;
-    Some(
-        Content::load(&fl_content::LoadOptions {
-            pack_dirs: vec![pack],
-            ..fl_content::LoadOptions::default()
-        })
-        .unwrap_or_else(|e| panic!("the fixture pack loads: {e}")),
-    )
+    common::fixture_content("the mission cycle")
 }
 
 fn harness(content: &Content) -> Harness {
@@ -69,26 +58,7 @@ fn run(
 
 /// A pilot reporting the fixture pack joins (while the mission runs: it takes the slot).
 fn join(h: &mut Harness) -> TestClient {
-    let mut c = h.connect(IpAddr::from([127, 0, 0, 1]), LinkConfig::default());
-    h.run(3, &mut [&mut c]);
-    let req = ConnectRequest {
-        requested_role: PeerRole::Pilot,
-        protocol_version: PROTOCOL_VERSION,
-        callsign: "pilot".into(),
-        packs: vec![PackManifestEntry {
-            id: "fl-base-pack".into(),
-            version: "0.1.0".into(),
-            content_hash: [0; 32],
-        }],
-        ..Default::default()
-    };
-    c.send_raw(
-        Channel::Reliable,
-        &Message::from(req).encode().expect("encodes"),
-    );
-    h.run(10, &mut [&mut c]);
-    assert!(c.admitted().is_some(), "admitted: {:?}", c.refusal());
-    c
+    common::join_reporting(h, PeerRole::Pilot, "pilot", &["fl-base-pack"], |_| {})
 }
 
 fn outcomes(c: &TestClient) -> Vec<MissionResultCode> {

@@ -12,25 +12,14 @@ use fl_content::Content;
 use fl_content::Severity;
 use fl_content::mission::{CheckedMission, parse_mission};
 use fl_flight::geodetic::from_world;
-use fl_net::Channel;
-use fl_net::linksim::LinkConfig;
-use fl_protocol::enums::{MissionResultCode, PeerRole, WeatherPreset, art_buttons, buttons};
-use fl_protocol::msg::handshake::{ConnectRequest, PackManifestEntry};
-use fl_protocol::{Message, PROTOCOL_VERSION};
+use fl_protocol::Message;
+use fl_protocol::enums::{MissionResultCode, PeerRole, WeatherPreset};
 use fl_server::server::ServerConfig;
 use fl_server::server::mission::{MissionState, MissionStatus};
-use std::net::IpAddr;
 use std::path::Path;
 
 fn content() -> Option<Content> {
-    let pack = fl_fixtures::fixture_pack_or("the gunnery mission and its types")?;
-    Some(
-        Content::load(&fl_content::LoadOptions {
-            pack_dirs: vec![pack],
-            ..fl_content::LoadOptions::default()
-        })
-        .unwrap_or_else(|e| panic!("the fixture pack loads: {e}")),
-    )
+    common::fixture_content("the gunnery mission and its types")
 }
 
 fn harness(content: &Content) -> Harness {
@@ -64,32 +53,15 @@ fn inline(content: &Content, text: &str) -> CheckedMission {
     }
 }
 
-/// A client that joins as a pilot reporting the fixture pack.
+/// A client that joins as a pilot reporting the fixture pack, parked.
 fn join(h: &mut Harness) -> TestClient {
-    let mut c = h.connect(IpAddr::from([127, 0, 0, 1]), LinkConfig::default());
-    // Sitting in a parked aircraft: gear down, idle, brakes on.
-    c.throttle = 0.0;
-    c.art_buttons = art_buttons::GEAR_DOWN;
-    c.buttons |= buttons::WHEEL_BRAKE;
-    h.run(3, &mut [&mut c]);
-    let req = ConnectRequest {
-        requested_role: PeerRole::Pilot,
-        protocol_version: PROTOCOL_VERSION,
-        callsign: "pilot".into(),
-        packs: vec![PackManifestEntry {
-            id: "fl-base-pack".into(),
-            version: "0.1.0".into(),
-            content_hash: [0; 32],
-        }],
-        ..Default::default()
-    };
-    c.send_raw(
-        Channel::Reliable,
-        &Message::from(req).encode().expect("encodes"),
-    );
-    h.run(10, &mut [&mut c]);
-    assert!(c.admitted().is_some(), "admitted: {:?}", c.refusal());
-    c
+    common::join_reporting(
+        h,
+        PeerRole::Pilot,
+        "pilot",
+        &["fl-base-pack"],
+        common::parked_controls,
+    )
 }
 
 fn outcomes(c: &TestClient) -> Vec<fl_protocol::msg::world::MissionOutcome> {

@@ -239,3 +239,57 @@ impl TestClient {
         );
     }
 }
+
+/// The fixture pack loaded as a server loads it; `None` (and the skip counted) without it.
+pub fn fixture_content(why: &str) -> Option<fl_content::Content> {
+    let pack = fl_fixtures::fixture_pack_or(why)?;
+    Some(
+        fl_content::Content::load(&fl_content::LoadOptions {
+            pack_dirs: vec![pack],
+            ..fl_content::LoadOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("the fixture pack loads: {e}")),
+    )
+}
+
+/// A client from 127.0.0.1 that joins as `role` under `callsign`, reporting the packs `packs`
+/// (version 0.1.0, no hash); `prepare` sets its controls before it joins. Panics unless admitted.
+pub fn join_reporting(
+    h: &mut Harness,
+    role: PeerRole,
+    callsign: &str,
+    packs: &[&str],
+    prepare: impl FnOnce(&mut TestClient),
+) -> TestClient {
+    let mut c = h.connect(IpAddr::from([127, 0, 0, 1]), LinkConfig::default());
+    prepare(&mut c);
+    h.run(3, &mut [&mut c]);
+    let req = ConnectRequest {
+        requested_role: role,
+        protocol_version: PROTOCOL_VERSION,
+        callsign: callsign.into(),
+        packs: packs
+            .iter()
+            .map(|id| fl_protocol::msg::handshake::PackManifestEntry {
+                id: (*id).into(),
+                version: "0.1.0".into(),
+                content_hash: [0; 32],
+            })
+            .collect(),
+        ..Default::default()
+    };
+    c.send_raw(
+        Channel::Reliable,
+        &Message::from(req).encode().expect("encodes"),
+    );
+    h.run(10, &mut [&mut c]);
+    assert!(c.admitted().is_some(), "admitted: {:?}", c.refusal());
+    c
+}
+
+/// Parked in the aircraft a join gives: gear down, idle, wheel brakes on.
+pub fn parked_controls(c: &mut TestClient) {
+    c.throttle = 0.0;
+    c.art_buttons = fl_protocol::enums::art_buttons::GEAR_DOWN;
+    c.buttons |= fl_protocol::enums::buttons::WHEEL_BRAKE;
+}
