@@ -69,14 +69,24 @@ fn level_controls(a: &Attitude, target_alt: f64) -> PilotInput {
     }
 }
 
-/// Engine at 80 %, stick centred.
+/// Engine at 80 %, stick centred, the gear left as the aircraft has it. An aircraft parked
+/// with its gear down (a ground start) stays parked: throttle idle, wheel brakes on.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Idle;
 
+/// Below this ground speed with the gear down, [`Idle`] treats the aircraft as parked, m/s.
+const PARKED_MAX_MPS: f64 = 30.0;
+
 impl Pilot for Idle {
-    fn command(&mut self, _: &PilotView<'_>) -> PilotInput {
+    fn command(&mut self, view: &PilotView<'_>) -> PilotInput {
+        let gear_down = view.state.is_some_and(|s| s.gear > 0.5);
+        let parked = view
+            .state
+            .is_some_and(|s| gear_down && s.velocity.length() < PARKED_MAX_MPS);
         PilotInput {
-            throttle: 0.8,
+            throttle: if parked { 0.0 } else { 0.8 },
+            wheel_brake: parked,
+            gear_down,
             ..PilotInput::default()
         }
     }
