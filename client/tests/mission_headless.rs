@@ -13,16 +13,22 @@ fn pack() -> Option<PathBuf> {
     fl_fixtures::fixture_pack_or("the mission headless runs")
 }
 
-/// The binary with the user's folders pointed into `data` (no user mods, no known_hosts).
-fn bin(data: &Path, pack: &Path) -> Command {
+/// The headless binary with the user's folders pointed into `data` (no user mods, no
+/// known_hosts): our own pack (the checkout's `mods/`) only.
+fn headless(data: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_fighters-legacy"));
     c.env("XDG_DATA_HOME", data)
         .env("XDG_CONFIG_HOME", data)
         .env("HOME", data)
         .env_remove("RUST_LOG")
-        .arg("--headless")
-        .arg("--pack")
-        .arg(pack);
+        .arg("--headless");
+    c
+}
+
+/// [`headless`] with the fixture pack loaded too.
+fn bin(data: &Path, pack: &Path) -> Command {
+    let mut c = headless(data);
+    c.arg("--pack").arg(pack);
     c
 }
 
@@ -186,12 +192,8 @@ fn an_unknown_mission_and_a_bad_hook_are_refused() {
 #[test]
 fn our_gun_drone_sortie_is_won_by_a_real_gun_run() {
     let data = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_fighters-legacy"))
-        .env("XDG_DATA_HOME", data.path())
-        .env("XDG_CONFIG_HOME", data.path())
-        .env("HOME", data.path())
-        .env_remove("RUST_LOG")
-        .args(["--headless", "--mission", "fl-trainer:gun_drone", "--fast"])
+    let out = headless(data.path())
+        .args(["--mission", "fl-trainer:gun_drone", "--fast"])
         .args(["--seconds", "600", "--autopilot", "attack"])
         .output()
         .expect("runs");
@@ -208,4 +210,21 @@ fn our_gun_drone_sortie_is_won_by_a_real_gun_run() {
     assert_eq!(combat["kills"], 1, "{v}");
     assert!(combat["hits"].as_u64().is_some_and(|h| h > 0), "{v}");
     assert_eq!(combat["kill_records"][0]["weapon"], "Gun", "{v}");
+}
+
+/// A ground start through the whole client: the trainer sits parked on the home runway (the
+/// builtin airfield's fixed 569.6 m) with the hands-off autopilot, and the mission runs on.
+#[test]
+fn a_ground_start_stays_parked_on_the_runway() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let out = headless(data.path())
+        .args(["--mission", "fl-trainer:free_flight_nevada", "--fast"])
+        .args(["--seconds", "20", "--autopilot", "idle"])
+        .output()
+        .expect("runs");
+    let v = summary(&out);
+    let m = &v["mission"];
+    assert_eq!(m["state"], "running", "no crash, no end: {v}");
+    assert_eq!(m["slots_bound"], 1, "{v}");
+    assert_eq!(v["combat"]["deaths"], 0, "{v}");
 }
