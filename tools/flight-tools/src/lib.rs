@@ -201,6 +201,21 @@ pub struct ValidationReport {
     pub files: usize,
 }
 
+impl ValidationReport {
+    /// Prints the lines to standard output; the exit status the validators share: success
+    /// without errors, failure with any (warnings alone do not fail).
+    pub fn print(&self) -> std::process::ExitCode {
+        for l in &self.lines {
+            println!("{l}");
+        }
+        if self.errors == 0 {
+            std::process::ExitCode::SUCCESS
+        } else {
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Validates flight-model files: schema (parse errors, unknown keys) then physical checks.
 pub fn validate_files(paths: &[std::path::PathBuf]) -> ValidationReport {
     use fl_flight::validate::{Severity, validate};

@@ -16,17 +16,10 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let r = flight_tools::validate_files(&args.files);
-    for l in &r.lines {
-        println!("{l}");
-    }
-    println!(
+    let mut r = flight_tools::validate_files(&args.files);
+    r.lines.push(format!(
         "{} file(s): {} error(s), {} warning(s)",
         r.files, r.errors, r.warnings
-    );
-    if r.errors == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    ));
+    r.print()
 }

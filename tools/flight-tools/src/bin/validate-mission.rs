@@ -25,13 +25,5 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let r = flight_tools::validate_missions(&args.pack, &args.mods_dirs, &args.missions);
-    for l in &r.lines {
-        println!("{l}");
-    }
-    if r.errors == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    flight_tools::validate_missions(&args.pack, &args.mods_dirs, &args.missions).print()
 }

@@ -22,13 +22,5 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let r = flight_tools::validate_pack(&args.packs, &args.mods_dirs);
-    for l in &r.lines {
-        println!("{l}");
-    }
-    if r.errors == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    flight_tools::validate_pack(&args.packs, &args.mods_dirs).print()
 }
