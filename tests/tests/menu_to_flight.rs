@@ -50,7 +50,10 @@ fn launch<'a>(
     let mut cmd = x.command(&game_binary().to_string_lossy());
     cmd.args(["--size", "640x360", "--settings"])
         .arg(home.settings())
-        .env("RUST_LOG", "warn,fighters_legacy=info");
+        .env(
+            "RUST_LOG",
+            "warn,fighters_legacy=info,fl_server::server::mission=info",
+        );
     home.apply(&mut cmd);
     let mut game = RunningGame::spawn(cmd, home.path().join("game.log"));
     let Some(_) = game.try_wait_for("window opened", Duration::from_secs(180)) else {
@@ -154,4 +157,69 @@ fn a_key_rebound_in_bindings_toml_acts_in_flight() {
         Some(rebound),
         "reading the bindings never rewrites them"
     );
+}
+
+/// A mission on the real path: Missions → our *Gunnery — Target Drone* → its brief → Fly This
+/// Mission starts the embedded server with the mission (its Lua drone flying), the player
+/// joins its slot; Esc → End Flight shows the mission's debrief, whose first button retries the
+/// same mission (a new session); from there Quit to Menu and Quit.
+#[test]
+fn a_mission_is_flown_from_its_brief_and_retried_from_its_debrief() {
+    let Some(x) = Xvfb::start() else { return };
+    let home = ScratchHome::new();
+    let Some((mut game, keys)) = launch(&x, &home, "version = 2\n") else {
+        return;
+    };
+    // Free Flight, Missions.
+    step(&keys, "Down", 1);
+    press_until(
+        &mut game,
+        &keys,
+        "Return",
+        "screen MainMenu -> MissionSelect",
+    );
+    // Free Flight — Nevada Airfield, Gunnery — Target Drone.
+    step(&keys, "Down", 1);
+    press_until(
+        &mut game,
+        &keys,
+        "Return",
+        "screen MissionSelect -> MissionBrief",
+    );
+    // The brief focuses Fly This Mission.
+    press_until(&mut game, &keys, "Return", "screen MissionBrief -> Loading");
+    game.wait_for("screen Loading -> Flight", Duration::from_secs(240));
+    game.wait_for("first flight frame", STEP);
+    let log = game.log();
+    assert!(
+        log.contains("mission started") && log.contains("fl-trainer:gun_drone"),
+        "the embedded server runs the mission:\n{log}"
+    );
+
+    press_until(&mut game, &keys, "Escape", "screen Flight -> Pause");
+    // Resume, Settings, End Flight.
+    step(&keys, "Down", 2);
+    press_until(&mut game, &keys, "Return", "screen Pause -> Debrief");
+    // The debrief focuses Retry Mission.
+    press_until(&mut game, &keys, "Return", "screen Debrief -> Loading");
+    game.wait_for("screen Loading -> Flight", Duration::from_secs(240));
+    let started = game.log().matches("mission started").count();
+    assert_eq!(
+        started,
+        2,
+        "the retry started the mission afresh:\n{}",
+        game.log()
+    );
+
+    press_until(&mut game, &keys, "Escape", "screen Flight -> Pause");
+    // Resume, Settings, End Flight, Quit to Menu.
+    step(&keys, "Down", 3);
+    press_until(&mut game, &keys, "Return", "screen Pause -> MainMenu");
+    step(&keys, "Down", 4);
+    keys.press("Return");
+    let Some(status) = game.wait_exit(STEP) else {
+        panic!("Quit did not end the game:\n{}", game.log());
+    };
+    assert!(status.success(), "exit {status}:\n{}", game.log());
+    assert!(!game.log().contains("panicked"), "{}", game.log());
 }
