@@ -725,11 +725,11 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
             lines.push(std::mem::take(&mut cur));
         }
         if lines.len() == MAX_RADIO_WRAP {
-            if words.peek().is_some() || !cur.is_empty() {
-                if let Some(last) = lines.last_mut() {
-                    let keep: String = last.chars().take(width.saturating_sub(3)).collect();
-                    *last = keep + "...";
-                }
+            if (words.peek().is_some() || !cur.is_empty())
+                && let Some(last) = lines.last_mut()
+            {
+                let keep: String = last.chars().take(width.saturating_sub(3)).collect();
+                *last = keep + "...";
             }
             return lines;
         }
