@@ -38,6 +38,19 @@ fn bench(c: &mut Criterion) {
         })
     });
 
+    // A furball: 43 contacts on the radar (fighter.lua walks the list twice a tick).
+    let mut crowd = MockHost::crowded(40);
+    c.bench_function("fighter_compute_control_43_contacts", |b| {
+        b.iter(|| {
+            tick += 1;
+            drift(&mut own, 1.0 / 60.0);
+            match inst.compute_control(&mut crowd, black_box(&own), tick, 1.0 / 60.0) {
+                CallOutcome::Controls(c) => black_box(c),
+                CallOutcome::Disabled { reason, .. } => panic!("{reason}"),
+            }
+        })
+    });
+
     // The floor: a script that returns an empty table (bridge, state table, hook, reading back).
     let empty = ScriptSources::from_map([("empty", "function compute_control() return {} end")])
         .unwrap_or_default();

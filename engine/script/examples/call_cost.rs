@@ -1,7 +1,8 @@
 //! A plain timing loop for A/B comparisons on a noisy machine, where criterion's intervals are
 //! wider than the change being measured: `cargo run --release -p fl-script --example call_cost
-//! -- fighter|empty [calls]` prints µs per `compute_control` call on one warm state. Run it a
-//! few times and compare the minimum.
+//! -- fighter|dense|empty [calls]` prints µs per `compute_control` call on one warm state
+//! (`dense`: fighter.lua with 40 more contacts on its radar). Run it a few times and compare
+//! the minimum.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -25,13 +26,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (ScriptSources::from_dir(&pack.join("ai"))?, "fighter")
     };
     let mut inst = ScriptInstance::load(&sources, name, 1, Limits::default())?;
-    let mut host = MockHost::busy();
+    let mut host = if which == "dense" {
+        MockHost::crowded(40)
+    } else {
+        MockHost::busy()
+    };
     let mut own = own_aircraft();
     // Wall clock is fine here: this is a measuring tool, not simulation.
     let t = std::time::Instant::now();
     for tick in 0..calls {
         drift(&mut own, 1.0 / 60.0);
-        std::hint::black_box(inst.compute_control(&mut host, &own, tick, 1.0 / 60.0));
+        if let fl_script::CallOutcome::Disabled { reason, .. } =
+            std::hint::black_box(inst.compute_control(&mut host, &own, tick, 1.0 / 60.0))
+        {
+            return Err(reason.into());
+        }
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / calls as f64;
     println!("{name}: {us:.2} µs per call over {calls} calls");

@@ -117,10 +117,6 @@ impl Budget {
 /// Per-call data the script-facing functions read and fill (Lua app data).
 #[derive(Debug, Default)]
 struct CallCtx {
-    /// The host bridge of the call under way (a scoped function, dead after the call); `None`
-    /// outside a call. Kept here rather than under a registry name: no key string to intern
-    /// twice per call.
-    bridge: Option<Function>,
     elapsed_s: f64,
     events: Vec<ScriptEvent>,
     max_events: usize,
@@ -161,7 +157,7 @@ fn truncate(mut text: String, max: usize) -> String {
 /// and the setter that hands it the controller once, after the script's top level ran (so a
 /// call passes no function reference across the C API).
 const PRELUDE: &str = r#"
-local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, q_contacts, q_nearby, q_entity, lm = ...
+local check, host_print, host_say, clock, world_rs, seed_hi, seed_lo, g, lm = ...
 local type, error, tostring, select, rawget = type, error, tostring, select, rawget
 local raw_getmt = getmetatable
 local concat, remove, min = table.concat, table.remove, math.min
@@ -331,9 +327,20 @@ guidance = {
   end,
 }
 
+-- The host bridge of the call under way (`br(op, a, b, c)` answers a query as flat values),
+-- nil outside a call: the top level sees no world. `cf` holds this call's contact numbers, asked
+-- of the host once per call (the world does not move during a call); every detected_contacts()
+-- still builds fresh tables from them.
+local br, cf
 local CONTACT_STATE = { [0] = "detected", [1] = "locked", [2] = "coasting" }
 detected_contacts = function()
-  local f, out = q_contacts(), {}
+  local f = cf
+  if f == nil then
+    if br == nil then return {} end
+    f = { br(0) }
+    cf = f
+  end
+  local out = {}
   for i = 0, #f // 11 - 1 do
     local b = i * 11
     out[i + 1] = {
@@ -346,7 +353,12 @@ detected_contacts = function()
 end
 nearby_entities = function(x, z, r)
   local W = "nearby_entities(x, z, radius_m)"
-  local f, out = q_nearby(N(x, W, 1), N(z, W, 2), N(r, W, 3)), {}
+  x, z, r = N(x, W, 1), N(z, W, 2), N(r, W, 3)
+  if x - x ~= 0 or z - z ~= 0 or r - r ~= 0 then
+    error("nearby_entities(x, z, radius_m): arguments must be finite numbers", 2)
+  end
+  if br == nil then return {} end
+  local f, out = { br(1, x, z, r) }, {}
   for i = 0, #f // 4 - 1 do
     local b = i * 4
     out[i + 1] = { idx = f[b + 1], pos = { x = f[b + 2], y = f[b + 3], z = f[b + 4] } }
@@ -354,7 +366,8 @@ nearby_entities = function(x, z, r)
   return out
 end
 get_entity = function(idx)
-  local i, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, dead, player_owned = q_entity(idx)
+  if br == nil then return nil end
+  local i, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, dead, player_owned = br(2, idx)
   if i == nil then return nil end
   return { idx = i, pos = { x = px, y = py, z = pz }, vel = { x = vx, y = vy, z = vz },
            quat = { x = qx, y = qy, z = qz, w = qw }, faction = faction, dead = dead,
@@ -379,8 +392,9 @@ end
 -- returned table's fields, read raw (a metatable on the result runs nothing). A table without
 -- a metatable is read with plain field access, which is the same as rawget but skips ten calls.
 local cc
-local function step(tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
+local function step(bridge, tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, faction, hp, max_hp,
                 dmg, dead, player_owned, owner_id, type_index)
+  br, cf = bridge, nil
   local out = cc({
     idx = idx, pos = { x = px, y = py, z = pz }, vel = { x = vx, y = vy, z = vz },
     quat = { x = qx, y = qy, z = qz, w = qw }, faction = faction, hp = hp, max_hp = max_hp,
@@ -388,6 +402,7 @@ local function step(tick, dt, idx, px, py, pz, vx, vy, vz, qx, qy, qz, qw, facti
     type_index = type_index,
   }, tick, dt)
   run_triggers()
+  br, cf = nil, nil
   if type(out) ~= "table" then return false, type(out) end
   if raw_getmt(out) == nil then
     return true, out.aileron, out.elevator, out.rudder, out.throttle, out.speedbrake,
@@ -684,57 +699,18 @@ fn world_table(lua: &Lua) -> mlua::Result<Table> {
     Ok(w)
 }
 
-/// The flat host queries the prelude's `detected_contacts`, `nearby_entities` and `get_entity`
-/// wrap. Each forwards to the bridge the current call installed; outside a call (a script's top
-/// level) there is no world: empty lists and `nil`.
-fn host_queries(lua: &Lua) -> mlua::Result<(Function, Function, Function)> {
-    fn bridge(lua: &Lua) -> mlua::Result<Option<Function>> {
-        Ok(lua.app_data_ref::<CallCtx>().and_then(|c| c.bridge.clone()))
-    }
-    let contacts = lua.create_function(|lua, ()| match bridge(lua)? {
-        Some(f) => f.call::<MultiValue>((0u8, 0.0, 0.0, 0.0)),
-        None => Ok(MultiValue::from_iter([Value::Table(lua.create_table()?)])),
-    })?;
-    let nearby = lua.create_function(|lua, (x, z, r): (f64, f64, f64)| {
-        if !(x.is_finite() && z.is_finite() && r.is_finite()) {
-            return Err(mlua::Error::runtime(
-                "nearby_entities(x, z, radius_m): arguments must be finite numbers",
-            ));
-        }
-        match bridge(lua)? {
-            Some(f) => f.call::<MultiValue>((1u8, x, z, r.clamp(0.0, 1.0e7))),
-            None => Ok(MultiValue::from_iter([Value::Table(lua.create_table()?)])),
-        }
-    })?;
-    let entity = lua.create_function(|lua, idx: Value| {
-        let idx = match idx {
-            Value::Integer(i) if (0..=u32::MAX as i64).contains(&i) => i as f64,
-            Value::Number(n) if n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&n) => n,
-            _ => return Ok(MultiValue::new()),
-        };
-        match bridge(lua)? {
-            Some(f) => f.call::<MultiValue>((2u8, idx, 0.0, 0.0)),
-            None => Ok(MultiValue::new()),
-        }
-    })?;
-    Ok((contacts, nearby, entity))
-}
-
-/// Answers one host query with the host of the current call, as flat numbers (a sequence for
-/// the lists, values for one entity) the prelude turns into tables.
-fn host_query(
-    lua: &Lua,
-    host: &dyn ScriptHost,
-    op: u8,
-    a: f64,
-    b: f64,
-    c: f64,
-) -> mlua::Result<MultiValue> {
+/// Answers one host query with the host of the current call as flat values the prelude packs
+/// into one table (`{ br(op, …) }`) and turns into the script's tables: 11 numbers a contact,
+/// 4 an entity nearby, the fields of one entity. Values returned from a callback go onto the
+/// stack unprotected; a table filled from Rust would pay a protected call per element (mlua
+/// protects every set once a memory limit is on).
+fn host_query(host: &dyn ScriptHost, op: u8, a: Value, b: f64, c: f64) -> mlua::Result<MultiValue> {
     match op {
         0 => {
             let contacts = host.detected_contacts();
-            let mut flat = Vec::with_capacity(contacts.len().min(MAX_CONTACTS) * 11);
-            for k in contacts.iter().take(MAX_CONTACTS) {
+            let n = contacts.len().min(MAX_CONTACTS);
+            let mut flat = MultiValue::with_capacity(n * 11);
+            for k in contacts.iter().take(n) {
                 let state = match k.state {
                     crate::ContactState::Detected => 0,
                     crate::ContactState::Locked => 1,
@@ -755,45 +731,63 @@ fn host_query(
                     Value::Integer(state),
                 ]);
             }
-            let t = lua.create_sequence_from(flat)?;
-            Ok(MultiValue::from_iter([Value::Table(t)]))
+            Ok(flat)
         }
         1 => {
-            let hits = host.nearby_entities(a, b, c);
-            let t = lua.create_table_with_capacity(hits.len().min(MAX_NEARBY) * 4, 0)?;
-            for (i, e) in hits.iter().take(MAX_NEARBY).enumerate() {
-                t.raw_set(i * 4 + 1, i64::from(e.idx))?;
-                t.raw_set(i * 4 + 2, e.pos.x)?;
-                t.raw_set(i * 4 + 3, e.pos.y)?;
-                t.raw_set(i * 4 + 4, e.pos.z)?;
+            // The prelude checked the three are finite numbers.
+            let x = match a {
+                Value::Integer(i) => i as f64,
+                Value::Number(n) => n,
+                _ => 0.0,
+            };
+            let hits = host.nearby_entities(x, b, c.clamp(0.0, 1.0e7));
+            let n = hits.len().min(MAX_NEARBY);
+            let mut flat = MultiValue::with_capacity(n * 4);
+            for e in hits.iter().take(n) {
+                flat.extend([
+                    Value::Integer(i64::from(e.idx)),
+                    Value::Number(e.pos.x),
+                    Value::Number(e.pos.y),
+                    Value::Number(e.pos.z),
+                ]);
             }
-            Ok(MultiValue::from_iter([Value::Table(t)]))
+            Ok(flat)
         }
-        _ => match host.get_entity(a as u32) {
-            Some(e) => Ok(MultiValue::from_iter([
-                Value::Integer(i64::from(e.idx)),
-                Value::Number(e.pos.x),
-                Value::Number(e.pos.y),
-                Value::Number(e.pos.z),
-                Value::Number(e.vel.x),
-                Value::Number(e.vel.y),
-                Value::Number(e.vel.z),
-                Value::Number(e.quat.x),
-                Value::Number(e.quat.y),
-                Value::Number(e.quat.z),
-                Value::Number(e.quat.w),
-                Value::Integer(i64::from(e.faction)),
-                Value::Boolean(e.dead),
-                Value::Boolean(e.player_owned),
-            ])),
-            None => Ok(MultiValue::new()),
-        },
+        _ => {
+            let idx = match a {
+                Value::Integer(i) if (0..=u32::MAX as i64).contains(&i) => i as u32,
+                Value::Number(n) if n.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(&n) => {
+                    n as u32
+                }
+                _ => return Ok(MultiValue::new()),
+            };
+            match host.get_entity(idx) {
+                Some(e) => Ok(MultiValue::from_iter([
+                    Value::Integer(i64::from(e.idx)),
+                    Value::Number(e.pos.x),
+                    Value::Number(e.pos.y),
+                    Value::Number(e.pos.z),
+                    Value::Number(e.vel.x),
+                    Value::Number(e.vel.y),
+                    Value::Number(e.vel.z),
+                    Value::Number(e.quat.x),
+                    Value::Number(e.quat.y),
+                    Value::Number(e.quat.z),
+                    Value::Number(e.quat.w),
+                    Value::Integer(i64::from(e.faction)),
+                    Value::Boolean(e.dead),
+                    Value::Boolean(e.player_owned),
+                ])),
+                None => Ok(MultiValue::new()),
+            }
+        }
     }
 }
 
-/// The step function's arguments: tick, dt, then `state`'s fields flat.
-fn step_args(s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
+/// The step function's arguments: this call's host bridge, tick, dt, then `state`'s fields flat.
+fn step_args(bridge: Function, s: &AircraftView, tick: u64, dt: f64) -> MultiValue {
     MultiValue::from_iter([
+        Value::Function(bridge),
         Value::Integer(tick.min(i64::MAX as u64) as i64),
         Value::Number(dt),
         Value::Integer(i64::from(s.idx)),
@@ -1025,7 +1019,7 @@ impl ScriptInstance {
         let run = inst.run(
             &mut crate::NullHost,
             limits.instructions_at_load,
-            |lua, _| {
+            |lua, _, _| {
                 lua.load(src.as_str())
                     .set_name(chunk_name.as_str())
                     .set_mode(ChunkMode::Text)
@@ -1086,7 +1080,6 @@ impl ScriptInstance {
             Ok(())
         })?;
         let clock = lua.create_function(|lua, ()| Ok(elapsed(lua)))?;
-        let (q_contacts, q_nearby, q_entity) = host_queries(lua)?;
         // Every global the scripts see is set by the prelude (and `require`).
         let _ = globals;
         let prelude = PRELUDE.replace("MAX_CHUNK", &MAX_SCRIPT_BYTES.to_string());
@@ -1102,9 +1095,6 @@ impl ScriptInstance {
                 (seed >> 32) as i64,
                 (seed & 0xffff_ffff) as i64,
                 guidance_table(lua)?,
-                q_contacts,
-                q_nearby,
-                q_entity,
                 libm_table(lua)?,
             ))
     }
@@ -1167,7 +1157,7 @@ impl ScriptInstance {
         &mut self,
         host: &mut dyn ScriptHost,
         instructions: u64,
-        f: impl FnOnce(&Lua, &Function) -> mlua::Result<R>,
+        f: impl FnOnce(&Lua, &Function, Function) -> mlua::Result<R>,
     ) -> Result<R, String> {
         if let Some(reason) = &self.disabled {
             return Err(reason.clone());
@@ -1180,19 +1170,13 @@ impl ScriptInstance {
         }
         let query_host: &dyn ScriptHost = &*host;
         let result = self.lua.scope(|scope| {
-            let bridge =
-                scope.create_function(move |lua, (op, a, b, c): (u8, f64, f64, f64)| {
-                    host_query(lua, query_host, op, a, b, c)
-                })?;
-            // Each app-data borrow ends before the script runs: its callbacks borrow it too.
-            if let Some(mut ctx) = self.lua.app_data_mut::<CallCtx>() {
-                ctx.bridge = Some(bridge);
-            }
-            let r = f(&self.lua, &self.step);
-            if let Some(mut ctx) = self.lua.app_data_mut::<CallCtx>() {
-                ctx.bridge = None;
-            }
-            r
+            // The step function hands it to the script's queries for this call only.
+            let bridge = scope.create_function(
+                move |_, (op, a, b, c): (u8, Value, Option<f64>, Option<f64>)| {
+                    host_query(query_host, op, a, b.unwrap_or(0.0), c.unwrap_or(0.0))
+                },
+            )?;
+            f(&self.lua, &self.step, bridge)
         });
         let events = self
             .lua
@@ -1258,8 +1242,8 @@ impl ScriptInstance {
             return self.disabled_outcome(was_disabled);
         }
         let limit = self.limits.instructions_per_call;
-        let ret = self.run(host, limit, |_, step| {
-            step.call::<MultiValue>(step_args(state, tick, dt))
+        let ret = self.run(host, limit, |_, step, bridge| {
+            step.call::<MultiValue>(step_args(bridge, state, tick, dt))
         });
         match ret {
             Ok(v) => match read_controls(v) {

@@ -447,3 +447,52 @@ fn the_host_is_reachable_only_inside_a_call() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Each query call hands back fresh tables, even when the host was asked once for the call:
+/// what a script changes or keeps from one list is not seen in the next, nor in the next tick.
+#[test]
+fn every_query_call_returns_fresh_tables() {
+    let mut inst = load(
+        "fresh",
+        r#"
+        local kept
+        function compute_control()
+          local a = detected_contacts()
+          a[1].pos.x = 12345
+          a[1].faction = "changed"
+          a[2] = nil
+          local b = detected_contacts()
+          local ok = #b == 3 and b[1] ~= a[1] and b[1].pos ~= a[1].pos
+            and b[1].pos.x ~= 12345 and b[1].faction == 2 and b[2] ~= nil
+          local n1, n2 = nearby_entities(0, 0, 1e7), nearby_entities(0, 0, 1e7)
+          ok = ok and n1 ~= n2 and (#n1 == 0 or n1[1].pos ~= n2[1].pos)
+          local e1, e2 = get_entity(1), get_entity(1)
+          ok = ok and e1 ~= nil and e1 ~= e2 and e1.quat ~= e2.quat
+          if kept then ok = ok and kept.pos.x == 12345 and kept ~= b[1] end
+          kept = a[1]
+          return { aileron = ok and 1 or 0 }
+        end"#,
+    );
+    assert_ok(&mut inst);
+    assert_ok(&mut inst);
+}
+
+/// The host's lists reach a script whole, up to the bound, however long they are.
+#[test]
+fn long_contact_lists_arrive_whole() {
+    let mut inst = load(
+        "many",
+        r#"
+        function compute_control()
+          local c = detected_contacts()
+          local ok = #c == 43 and c[43].idx == 139 and c[4].state == "locked"
+            and c[5].state == "detected" and c[43].reacted == true
+          return { aileron = ok and 1 or 0 }
+        end"#,
+    );
+    let mut host = MockHost::crowded(40);
+    match inst.compute_control(&mut host, &own_aircraft(), 1, 1.0 / 60.0) {
+        CallOutcome::Controls(c) => assert_eq!(c.aileron, 1.0, "script signalled failure"),
+        CallOutcome::Disabled { reason, .. } => panic!("should run: {reason}"),
+    }
+}

@@ -97,6 +97,29 @@ impl MockHost {
         }
     }
 
+    /// A furball: the busy sky plus `n` more contacts, alternating hostile and friendly, spread
+    /// 1-10 km around home (what a radar holds when dozens of aircraft fight close together).
+    pub fn crowded(n: u32) -> Self {
+        let mut h = MockHost::busy();
+        for i in 0..n {
+            let f = f64::from(i);
+            h.contacts.push(Contact {
+                idx: 100 + i,
+                pos: at_home(1000.0 + 230.0 * f, -4000.0 + 190.0 * f, 2500.0 + 20.0 * f),
+                vel: Vec3::new(-150.0, 0.0, 80.0),
+                faction: if i % 2 == 0 { 2 } else { 1 },
+                age_s: f64::from(i % 5) * 0.4,
+                reacted: true,
+                state: if i % 3 == 0 {
+                    ContactState::Locked
+                } else {
+                    ContactState::Detected
+                },
+            });
+        }
+        h
+    }
+
     /// Moves everything on by `dt` and advances the clock.
     pub fn advance(&mut self, dt: f64) {
         self.elapsed_s += dt;
