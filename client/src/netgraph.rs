@@ -993,6 +993,7 @@ pub fn extras_from_client(
         &session.combat().kills,
         session.own_entity().map(|o| o.idx),
         now,
+        &|peer| session.social().callsign(peer).map(str::to_owned),
     );
     HudExtras {
         max_g,

@@ -69,6 +69,13 @@ pub enum Event {
     SessionFailed(String),
     /// A running session ended unexpectedly (server gone, kicked), with its message.
     SessionLost(String),
+    /// A running multiplayer session's connection was lost (timed out, the network broke, the
+    /// server went away) — not a kick, a ban or the player leaving: like `SessionLost`, and the
+    /// main menu offers *Rejoin* to the same address ([`Screens::rejoin`]).
+    ConnectionLost(String),
+    /// Main menu: join the server whose connection was lost again (same address and identity,
+    /// so the server can restore team, score and slot within its grace).
+    Rejoin,
     /// Flight: escape key.
     Escape,
     /// Pause: back to flight.
@@ -119,6 +126,8 @@ pub struct Screens {
     loading_lines: Vec<String>,
     message: Option<String>,
     debrief: Option<String>,
+    /// The address *Rejoin* reconnects to, while the lost connection's message shows.
+    rejoin: Option<String>,
 }
 
 impl Default for Screens {
@@ -141,6 +150,7 @@ impl Screens {
             loading_lines: Vec::new(),
             message: None,
             debrief: None,
+            rejoin: None,
         }
     }
 
@@ -165,6 +175,11 @@ impl Screens {
     /// The message to show (a failed or lost session's reason).
     pub fn message(&self) -> Option<&str> {
         self.message.as_deref()
+    }
+
+    /// The address the main menu's *Rejoin* reconnects to (after `Event::ConnectionLost`).
+    pub fn rejoin(&self) -> Option<&str> {
+        self.rejoin.as_deref()
     }
 
     /// The debrief's outcome line.
@@ -205,6 +220,7 @@ impl Screens {
     fn start(&mut self, kind: SessionKind, effects: &mut Vec<Effect>) {
         self.loading_lines.clear();
         self.message = None;
+        self.rejoin = None;
         self.debrief = None;
         self.session = Some(kind.clone());
         effects.push(Effect::StartSession(kind));
@@ -219,6 +235,7 @@ impl Screens {
             effects.push(Effect::ShowMessage(m.clone()));
         }
         self.message = message;
+        self.rejoin = None;
         self.enter(Screen::MainMenu, effects);
     }
 
@@ -299,6 +316,21 @@ impl Screens {
             {
                 self.end_session(Some(m), &mut fx)
             }
+            (S::Flight | S::Pause | S::Debrief | S::Settings, Event::ConnectionLost(m))
+                if self.session.is_some() =>
+            {
+                let address = match &self.session {
+                    Some(SessionKind::Multiplayer { address }) => Some(address.clone()),
+                    _ => None,
+                };
+                self.end_session(Some(m), &mut fx);
+                self.rejoin = address;
+            }
+            (S::MainMenu, Event::Rejoin) => {
+                if let Some(address) = self.rejoin.take() {
+                    self.start(SessionKind::Multiplayer { address }, &mut fx);
+                }
+            }
             (S::Pause, Event::Resume | Event::Escape) => self.enter(S::Flight, &mut fx),
             (S::Pause, Event::EndFlight) => {
                 self.debrief = Some("You ended the flight.".into());
@@ -319,7 +351,10 @@ impl Screens {
                     );
                 }
             }
-            (_, Event::DismissMessage) => self.message = None,
+            (_, Event::DismissMessage) => {
+                self.message = None;
+                self.rejoin = None;
+            }
             (S::Pause | S::Debrief, Event::QuitToMenu) => self.end_session(None, &mut fx),
             _ => {}
         }
@@ -577,6 +612,61 @@ mod tests {
         assert_eq!(s.message(), Some("No aircraft."));
         assert!(s.handle(Event::DismissMessage).is_empty());
         assert_eq!((s.message(), s.current()), (None, Screen::MainMenu));
+    }
+
+    #[test]
+    fn a_lost_connection_offers_rejoin_to_the_same_address_and_a_kick_does_not() {
+        let mut s = Screens::new();
+        s.handle(Event::OpenJoin);
+        s.handle(Event::Connect("203.0.113.5:4778".into()));
+        s.handle(Event::SessionReady);
+        let fx = s.handle(Event::ConnectionLost("Connection lost.".into()));
+        assert_eq!(
+            fx,
+            vec![
+                Effect::StopSession,
+                Effect::ShowMessage("Connection lost.".into()),
+                Effect::CaptureMouse(false)
+            ]
+        );
+        assert_eq!(s.current(), Screen::MainMenu);
+        assert_eq!(s.rejoin(), Some("203.0.113.5:4778"));
+        let kind = SessionKind::Multiplayer {
+            address: "203.0.113.5:4778".into(),
+        };
+        assert_eq!(
+            s.handle(Event::Rejoin),
+            vec![Effect::StartSession(kind.clone())]
+        );
+        assert_eq!((s.current(), s.session()), (Screen::Loading, Some(&kind)));
+        assert_eq!((s.rejoin(), s.message()), (None, None));
+        // Up again, then kicked: no rejoin.
+        s.handle(Event::SessionReady);
+        s.handle(Event::SessionLost("You were kicked.".into()));
+        assert_eq!(s.rejoin(), None);
+        assert!(s.handle(Event::Rejoin).is_empty());
+        assert_eq!(s.current(), Screen::MainMenu);
+        // Dismissing the message withdraws the offer; single player never offers it.
+        let mut s = Screens::new();
+        s.handle(Event::OpenJoin);
+        s.handle(Event::Connect("example.org:4778".into()));
+        s.handle(Event::SessionReady);
+        s.handle(Event::Escape);
+        s.handle(Event::ConnectionLost("Timed out.".into()));
+        assert_eq!(s.rejoin(), Some("example.org:4778"));
+        s.handle(Event::DismissMessage);
+        assert_eq!(s.rejoin(), None);
+        let mut s = Screens::new();
+        s.handle(Event::Fly);
+        s.handle(Event::SessionReady);
+        s.handle(Event::ConnectionLost("gone".into()));
+        assert_eq!((s.current(), s.rejoin()), (Screen::MainMenu, None));
+        // Not while loading (a failed join is not a lost session).
+        let mut s = Screens::new();
+        s.handle(Event::OpenJoin);
+        s.handle(Event::Connect("example.org:4778".into()));
+        assert!(s.handle(Event::ConnectionLost("x".into())).is_empty());
+        assert_eq!(s.current(), Screen::Loading);
     }
 
     #[test]

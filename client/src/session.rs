@@ -19,6 +19,7 @@
 pub mod combat;
 mod intake;
 pub mod mission;
+pub mod social;
 
 use crate::entities::{EntityEntry, EntityTable, Upsert};
 use crate::messages::EndReason;
@@ -28,12 +29,13 @@ use fl_net::quic::{ClientConfig as QuicClientConfig, QuicClient, QuicError, Trus
 use fl_net::{Channel, ClientEvent, ClientTransport, DisconnectReason, LinkStats, SendError};
 use fl_protocol::EncodeError;
 use fl_protocol::ack::{AckStamp, AckTracker};
-use fl_protocol::enums::{AlertLevel, PeerRole};
+use fl_protocol::enums::{AlertLevel, ChatChannel, PeerRole};
 use fl_protocol::ids::Direction;
 use fl_protocol::msg::admin::AdminCommand;
 use fl_protocol::msg::handshake::{
     ConnectAck, ConnectRefusal, ConnectRequest, EntityTypeDef, PackManifestEntry,
 };
+use fl_protocol::msg::social::{Chat, TeamRequest};
 use fl_protocol::msg::world::{ClientInput, Heartbeat};
 use fl_protocol::snapshot::{RETENTION_TICKS, SnapshotDecoder};
 use fl_protocol::tlv::{
@@ -47,8 +49,6 @@ use std::time::Duration;
 
 /// How long `SnapshotServerThrottle` stays latched after the last tagged snapshot (ticks).
 const THROTTLE_LATCH_TICKS: u64 = 180;
-/// Longest admin output kept (the spec's 64 KB reassembly cap).
-const MAX_ADMIN_OUTPUT: usize = 64 * 1024;
 /// Weather windows older than this many ticks behind the newest snapshot are forgotten.
 const WEATHER_KEEP_TICKS: u64 = 600;
 
@@ -258,10 +258,14 @@ pub enum SessionEvent {
     PeerDelay {
         delay_ticks: u16,
     },
+    /// An operator reply arrived (a whole `MsgAdminResponse` or a chunk); the console's lines
+    /// are in [`ClientSession::social`].
     AdminOutput {
         req_id: u16,
         text: String,
     },
+    /// A chat line arrived (in [`ClientSession::social`]).
+    Chat,
     /// Nothing heard from the server for `silent_for` (≥ `interrupted_after`): show
     /// "connection interrupted"; the session lives on until the idle timeout.
     Interrupted {
@@ -364,7 +368,7 @@ pub struct ClientSession {
     refusal: Option<ConnectRefusal>,
     shutdown_notice: Option<String>,
     end: Option<EndReason>,
-    admin_output: String,
+    social: social::Social,
     combat: combat::CombatLog,
     mission: mission::MissionLog,
     admin_req: u16,
@@ -420,7 +424,7 @@ impl ClientSession {
             refusal: None,
             shutdown_notice: None,
             end: None,
-            admin_output: String::new(),
+            social: social::Social::default(),
             combat: combat::CombatLog::default(),
             mission: mission::MissionLog::default(),
             admin_req: 0,
@@ -575,8 +579,34 @@ impl ClientSession {
         &self.mission
     }
 
-    pub fn admin_output(&self) -> &str {
-        &self.admin_output
+    /// Roster, chat, scoreboard, match state, mutes and the operator console, as the server
+    /// told them.
+    pub fn social(&self) -> &social::Social {
+        &self.social
+    }
+
+    /// The social state, for the player's own choices (mutes, console notes).
+    pub fn social_mut(&mut self) -> &mut social::Social {
+        &mut self.social
+    }
+
+    /// Sends a chat line (`MsgChat`, reliable), cut to the wire's 240 bytes. The server echoes
+    /// All-channel lines back to the sender, so nothing is added to the log here.
+    pub fn send_chat(&mut self, channel: ChatChannel, text: &str) -> Result<(), SessionSendError> {
+        if self.state != SessionState::InWorld {
+            return Err(SessionSendError::NotInWorld(self.state));
+        }
+        let mut text = text.to_owned();
+        social::clamp_chat_input(&mut text);
+        self.send(Channel::Reliable, Chat { channel, text }.into())
+    }
+
+    /// Asks the server to move the player to another team (`MsgTeamRequest`, reliable).
+    pub fn send_team_request(&mut self, faction_index: u16) -> Result<(), SessionSendError> {
+        if self.state != SessionState::InWorld {
+            return Err(SessionSendError::NotInWorld(self.state));
+        }
+        self.send(Channel::Reliable, TeamRequest { faction_index }.into())
     }
 
     pub fn stats(&self) -> SessionStats {
@@ -1081,32 +1111,32 @@ impl ClientSession {
                 }
             }
             Message::AdminResponse(r) => {
-                self.push_admin(r.text.as_str());
+                self.social.on_admin_response(&r);
                 self.events.push(SessionEvent::AdminOutput {
                     req_id: r.req_id,
                     text: r.text.as_str().to_owned(),
                 });
             }
             Message::AdminResponseChunk(c) => {
-                self.push_admin(c.body.as_str());
+                self.social.on_admin_chunk(&c);
                 self.events.push(SessionEvent::AdminOutput {
                     req_id: c.req_id,
                     text: c.body.as_str().to_owned(),
                 });
             }
+            Message::ChatEvent(c) if reliable => {
+                self.social.on_chat(&c, now);
+                self.events.push(SessionEvent::Chat);
+            }
+            Message::PlayerRoster(r) if reliable => self.social.on_roster(&r),
+            Message::MatchState(m) if reliable => self.social.on_match_state(&m),
+            Message::Scoreboard(b) => self.social.on_scoreboard(&b),
             other => {
-                // Messages of later issues (chat, rosters, combat, voice…) and reliable-only
+                // Messages of later issues (voice…) and reliable-only
                 // messages that arrived on the wrong lane.
                 self.stats.unexpected_messages += 1;
                 tracing::trace!(id = ?other.id(), ?channel, "message not handled");
             }
-        }
-    }
-
-    fn push_admin(&mut self, text: &str) {
-        if self.admin_output.len() + text.len() < MAX_ADMIN_OUTPUT {
-            self.admin_output.push_str(text);
-            self.admin_output.push('\n');
         }
     }
 
@@ -1166,6 +1196,7 @@ impl ClientSession {
         };
         let previous = self.own_entity();
         let first = self.admission.is_none();
+        self.social.set_own_id(ack.peer_id);
         self.admission = Some(Admission {
             tick_rate_hz: ack.tick_rate_hz,
             role: ack.granted_role,

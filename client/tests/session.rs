@@ -771,3 +771,129 @@ fn combat_events_fill_the_kill_feed_and_own_tallies_on_the_reliable_lane_only() 
     assert_eq!(log.unknown_records, 1, "an unknown record type is skipped");
     assert_eq!(s.state(), SessionState::InWorld);
 }
+
+#[test]
+fn roster_chat_scores_match_and_admin_replies_reach_the_social_state() {
+    use fl_protocol::enums::{ChatChannel, MatchPhase};
+    use fl_protocol::msg::admin::{AdminResponse, AdminResponseChunk, CHUNK_FLAG_END};
+    use fl_protocol::msg::social::{
+        ChatEvent, MatchState, PlayerRoster, PlayerRosterEntry, Scoreboard, ScoreboardRow,
+    };
+    let (mut f, mut s) = admitted(91, 3, 1);
+    assert_eq!(s.social().own_id(), Some(1), "the ack's peer id");
+    let entry = |id: u32, callsign: &str| PlayerRosterEntry {
+        participant_id: id,
+        faction_index: 0,
+        role: PeerRole::Pilot,
+        flags: 0,
+        callsign: FixedStr::new(callsign),
+    };
+    let roster = PlayerRoster {
+        entries: vec![entry(1, "Tester"), entry(2, "Goose")],
+    };
+    // Reliable-only messages on the unreliable lane are not trusted.
+    f.send(Channel::Unreliable, roster.clone(), &Extensions::new());
+    f.run(&mut s, 2);
+    assert!(s.social().roster().is_empty());
+    f.send(Channel::Reliable, roster, &Extensions::new());
+    f.send(
+        Channel::Reliable,
+        ChatEvent {
+            channel: ChatChannel::Team,
+            sender_peer_id: 2,
+            text: "on your six".into(),
+        },
+        &Extensions::new(),
+    );
+    f.send(
+        Channel::Unreliable,
+        Scoreboard {
+            rows: vec![ScoreboardRow {
+                participant_id: 2,
+                score: 4,
+                kills: 2,
+                deaths: 1,
+                ping_ms: 320,
+                faction_index: 0,
+            }],
+        },
+        &Extensions::new(),
+    );
+    f.send(
+        Channel::Reliable,
+        MatchState {
+            phase: MatchPhase::Warmup,
+            score_limit: 10,
+            phase_end_tick: 600,
+            mode_id: FixedStr::new("tdm"),
+            mode_name: FixedStr::new("Team Deathmatch"),
+            teams: Vec::new(),
+        },
+        &Extensions::new(),
+    );
+    f.send(
+        Channel::Reliable,
+        AdminResponseChunk {
+            flags: 0,
+            req_id: 7,
+            seq_num: 0,
+            body: FixedStr::new("players: 2\nuptime"),
+        },
+        &Extensions::new(),
+    );
+    f.send(
+        Channel::Reliable,
+        AdminResponseChunk {
+            flags: CHUNK_FLAG_END,
+            req_id: 7,
+            seq_num: 1,
+            body: FixedStr::new(": 5 min\n"),
+        },
+        &Extensions::new(),
+    );
+    f.send(
+        Channel::Reliable,
+        AdminResponse {
+            req_id: 8,
+            text: FixedStr::new("ok"),
+        },
+        &Extensions::new(),
+    );
+    let ev = f.run(&mut s, 2);
+    assert!(ev.contains(&SessionEvent::Chat), "{ev:?}");
+    let social = s.social();
+    assert_eq!(social.display_name(2), "Goose");
+    let line = social.chat().next().expect("a chat line");
+    assert_eq!(
+        (line.channel, line.sender_name.as_str(), line.text.as_str()),
+        (ChatChannel::Team, "Goose", "on your six")
+    );
+    assert!(social.scoreboard()[0].lagging());
+    assert_eq!(
+        social.match_info().map(|m| m.phase),
+        Some(MatchPhase::Warmup)
+    );
+    let console: Vec<&str> = social.console().lines().map(|l| l.text.as_str()).collect();
+    assert_eq!(console, ["players: 2", "uptime: 5 min", "ok"]);
+    assert_eq!(
+        s.stats().unexpected_messages,
+        1,
+        "only the roster on the wrong lane"
+    );
+
+    // Chat and team requests go out reliably; overlong chat is cut to 240 bytes.
+    s.send_chat(ChatChannel::All, &"x".repeat(300))
+        .expect("chat sent");
+    s.send_team_request(1).expect("team request sent");
+    f.run(&mut s, 2);
+    assert_eq!(
+        f.count(|m| matches!(m, Message::Chat(c) if c.channel == ChatChannel::All && c.text.len() == 240)),
+        1
+    );
+    assert_eq!(
+        f.count(|m| matches!(m, Message::TeamRequest(t) if t.faction_index == 1)),
+        1
+    );
+    // No local echo: the server's echo is the one line.
+    assert_eq!(s.social().chat().count(), 1);
+}

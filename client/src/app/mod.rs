@@ -16,6 +16,7 @@ pub mod launch;
 pub mod missions;
 pub mod record;
 pub mod scene;
+pub mod social;
 pub mod sound;
 pub mod thumbnails;
 mod window;

@@ -134,6 +134,9 @@ pub(super) struct App {
     pending_screenshot: Option<PathBuf>,
     /// A session start that failed before its thread ran (a bad address): reported next frame.
     pending_failure: Option<String>,
+    /// A chat or console box opened by a key this frame: that key's character is not typed
+    /// into it.
+    swallow_text: bool,
     /// The sky of the next or current flight.
     sky: Sky,
     show_netgraph: bool,
@@ -210,6 +213,7 @@ impl App {
             flight: None,
             pending_screenshot: None,
             pending_failure: None,
+            swallow_text: false,
             sky: Sky {
                 time: utc_for_local_hour(10.0, NEVADA_AIRFIELD.1),
                 weather: Weather::CLEAR,
@@ -527,6 +531,9 @@ impl App {
         // An unanswered trust prompt is declined: the launch ends without recording anything.
         self.trust_question = None;
         self.ui.tofu_prompt = None;
+        // The overlays close and the operator token is forgotten with the session.
+        self.ui.social.reset();
+        self.ui.social_view = Default::default();
         if let Some(mut f) = self.flight.take() {
             self.ui.debrief = Some(debrief(&f));
             f.launched.client.disconnect(reason);
@@ -557,7 +564,19 @@ impl App {
                     f.view_index = next_view(f, a == A::ViewNext);
                 }
             }
-            A::Chat => tracing::info!("chat is not available yet"),
+            A::Chat => {
+                let online = matches!(
+                    self.screens.session(),
+                    Some(SessionKind::Multiplayer { .. })
+                );
+                if online && !self.ui.social.typing() {
+                    self.ui
+                        .social
+                        .open_chat(fl_protocol::enums::ChatChannel::All);
+                    self.swallow_text = true;
+                    self.input.release_all();
+                }
+            }
             _ => {}
         }
     }
@@ -703,6 +722,13 @@ impl App {
             f.launched.client.frame(now, pilot);
             f.netgraph.sample(now, &f.launched.client);
         }
+        if matches!(
+            self.screens.session(),
+            Some(SessionKind::Multiplayer { .. })
+        ) {
+            super::social::send_requests(&mut self.ui, &mut f.launched.client);
+            super::social::refresh_view(&mut self.ui, &f.launched.client, f.now(), true);
+        }
         let client = &f.launched.client;
         let ended = client.session().state() == SessionState::Ended;
         let own = client.render_frame().own().is_some();
@@ -720,8 +746,17 @@ impl App {
             Screen::Loading if own => self.handle(event_loop, Event::SessionReady),
             Screen::Flight | Screen::Pause if ended => {
                 let msg = reason();
+                let online = matches!(
+                    self.screens.session(),
+                    Some(SessionKind::Multiplayer { .. })
+                );
+                let lost = if online && super::social::rejoinable(client.end_reason()) {
+                    Event::ConnectionLost(msg)
+                } else {
+                    Event::SessionLost(msg)
+                };
                 self.stop_session("session ended");
-                self.handle(event_loop, Event::SessionLost(msg));
+                self.handle(event_loop, lost);
             }
             Screen::Flight | Screen::Pause if self.screens.debrief().is_none() => {
                 // The server ended the mission: on to the debrief (the session stays up until
@@ -878,6 +913,9 @@ impl App {
         }
         // HUD and screens.
         let mut raw = gfx.egui.take_egui_input(&gfx.window);
+        if std::mem::take(&mut self.swallow_text) {
+            raw.events.retain(|e| !matches!(e, egui::Event::Text(_)));
+        }
         // The pad's menu keys arrive as keys: the screens answer them as the keyboard's.
         raw.events.extend(pad_keys);
         let hud_settings = self.ui.settings.to_hud();
@@ -1527,7 +1565,28 @@ impl ApplicationHandler for App {
                 }
             }
             WindowEvent::KeyboardInput { event, .. } => {
-                let flying = self.screens.current() == Screen::Flight
+                let screen = self.screens.current();
+                let online = matches!(
+                    self.screens.session(),
+                    Some(SessionKind::Multiplayer { .. })
+                );
+                if online
+                    && matches!(screen, Screen::Flight | Screen::Pause)
+                    && !event.repeat
+                    && let Some(k) = super::social::overlay_key(
+                        &event.logical_key,
+                        event.physical_key,
+                        event.state == ElementState::Pressed,
+                    )
+                    && (screen == Screen::Flight || k == super::social::OverlayKey::Console)
+                    && super::social::apply_overlay_key(&mut self.ui.social, k)
+                {
+                    self.swallow_text = true;
+                    self.input.release_all();
+                }
+                // Typing in the chat box or the console never flies the aircraft.
+                let flying = screen == Screen::Flight
+                    && !self.ui.social.typing()
                     && !(consumed && self.ctx.egui_wants_keyboard_input());
                 let pressed = event.state == ElementState::Pressed;
                 // Releases always count (a key let go in a menu is let go); presses fly only on

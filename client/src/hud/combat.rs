@@ -379,10 +379,16 @@ pub const KILL_FEED_DISPLAY: Duration = Duration::from_secs(10);
 pub const KILL_MESSAGE_DISPLAY: Duration = Duration::from_secs(3);
 
 /// The kill feed from the session's kills at `now`: the kills of the last [`KILL_FEED_DISPLAY`] as
-/// "instigator [WEAPON] subject" (the player is "You"; a player's aircraft "Player <peer>",
-/// others "AI #<index>" until rosters name them), and the player's own kill or loss of the last
-/// [`KILL_MESSAGE_DISPLAY`]. `None` when there is nothing to show.
-pub fn kill_feed(kills: &[Kill], own: Option<u32>, now: Duration) -> Option<CombatCues> {
+/// "instigator [WEAPON] subject" (the player is "You"; a player's aircraft by its roster
+/// callsign from `callsign(peer id)`, "Player <peer>" when the roster does not name it; others
+/// "AI #<index>"), and the player's own kill or loss of the last [`KILL_MESSAGE_DISPLAY`].
+/// `None` when there is nothing to show.
+pub fn kill_feed(
+    kills: &[Kill],
+    own: Option<u32>,
+    now: Duration,
+    callsign: &dyn Fn(u32) -> Option<String>,
+) -> Option<CombatCues> {
     let recent: Vec<&Kill> = kills
         .iter()
         .filter(|k| k.received_at <= now && now - k.received_at < KILL_FEED_DISPLAY)
@@ -394,7 +400,7 @@ pub fn kill_feed(kills: &[Kill], own: Option<u32>, now: Duration) -> Option<Comb
         if Some(idx) == own {
             "You".to_owned()
         } else if let Some(p) = peer {
-            format!("Player {p}")
+            callsign(p).unwrap_or_else(|| format!("Player {p}"))
         } else {
             format!("AI #{idx}")
         }
@@ -511,7 +517,8 @@ mod tests {
             kill(5, Some(1), Some(7), 20),
             kill(1, None, None, 21),
         ];
-        let at = |s| kill_feed(&kills, Some(1), Duration::from_secs(s));
+        let none = |_| None;
+        let at = |s| kill_feed(&kills, Some(1), Duration::from_secs(s), &none);
         let c = at(21).expect("two recent kills");
         assert_eq!(
             c.feed,
@@ -519,23 +526,31 @@ mod tests {
         );
         // The newest within 3 s is the player's own loss.
         assert_eq!(c.message.as_deref(), Some("SHOT DOWN"));
-        let c = kill_feed(&kills[..2], Some(1), Duration::from_secs(21)).expect("one");
+        let c = kill_feed(&kills[..2], Some(1), Duration::from_secs(21), &none).expect("one");
         assert_eq!(c.message.as_deref(), Some("KILL AI #5"));
         assert_eq!(
-            kill_feed(&kills[..1], Some(1), Duration::from_secs(2))
+            kill_feed(&kills[..1], Some(1), Duration::from_secs(2), &none)
                 .expect("one")
                 .feed,
             ["Player 2 [GUN] AI #4"]
         );
+        // The roster's callsign names a player.
+        let named = |p: u32| (p == 2).then(|| "Iceman".to_owned());
+        assert_eq!(
+            kill_feed(&kills[..1], Some(1), Duration::from_secs(2), &named)
+                .expect("one")
+                .feed,
+            ["Iceman [GUN] AI #4"]
+        );
         // Faded after 10 s; nothing at all gives no cues.
         assert_eq!(
-            kill_feed(&kills[..1], Some(1), Duration::from_secs(12)),
+            kill_feed(&kills[..1], Some(1), Duration::from_secs(12), &none),
             None
         );
-        assert_eq!(kill_feed(&[], None, Duration::ZERO), None);
+        assert_eq!(kill_feed(&[], None, Duration::ZERO, &none), None);
         // A kill heard "later" than now (a reset clock) is not shown.
         assert_eq!(
-            kill_feed(&kills[2..], Some(1), Duration::from_secs(3)),
+            kill_feed(&kills[2..], Some(1), Duration::from_secs(3), &none),
             None
         );
     }

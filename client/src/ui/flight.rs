@@ -47,7 +47,7 @@ pub(super) fn pause(
     let s = state.layout_scale;
     banner(ctx, state, s);
     let online = matches!(screens.session(), Some(SessionKind::Multiplayer { .. }));
-    panel(ctx, "pause", 380.0 * s, PANEL_TRANSLUCENT, s, |ui| {
+    panel(ctx, "pause", 420.0 * s, PANEL_TRANSLUCENT, s, |ui| {
         heading(ui, "Paused");
         if online {
             ui.label(RichText::new("Online: the flight goes on while this menu is open.").weak());
@@ -60,11 +60,24 @@ pub(super) fn pause(
         if wide_button(ui, "Settings").clicked() {
             events.push(Event::OpenSettings);
         }
+        if online && state.social_view.online {
+            let label = if state.social.console_open() {
+                "Close Console"
+            } else {
+                "Console"
+            };
+            if wide_button(ui, label).clicked() {
+                state.social.toggle_console();
+            }
+        }
         if wide_button(ui, "End Flight").clicked() {
             events.push(Event::EndFlight);
         }
         if wide_button(ui, "Quit to Menu").clicked() {
             events.push(Event::QuitToMenu);
+        }
+        if online && state.social_view.online {
+            super::social::pause_section(ui, &state.social_view, &mut state.social, s);
         }
     });
 }

@@ -25,9 +25,19 @@ pub(super) fn main_menu(
         if let Some(message) = screens.message() {
             ui.group(|ui| {
                 error_line(ui, message);
-                if ui.button("Dismiss").clicked() {
-                    events.push(Event::DismissMessage);
-                }
+                ui.horizontal(|ui| {
+                    if let Some(address) = screens.rejoin()
+                        && ui
+                            .button("Rejoin")
+                            .on_hover_text(format!("Join {address} again"))
+                            .clicked()
+                    {
+                        events.push(Event::Rejoin);
+                    }
+                    if ui.button("Dismiss").clicked() {
+                        events.push(Event::DismissMessage);
+                    }
+                });
             });
         }
         if let Some(warning) = state.settings_warning.clone() {

@@ -17,6 +17,7 @@ mod join;
 mod menus;
 mod missions;
 mod settings_screen;
+mod social;
 
 use egui::{
     Align2, Color32, Context, CornerRadius, Frame, Id, Key, LayerId, Margin, Order, Response,
@@ -30,6 +31,7 @@ pub use controls_screen::{Rebinder, cell_label};
 pub use free_flight::{WEATHER_PRESETS, weather_label};
 pub use join::format_fingerprint;
 pub use settings_screen::SettingsTab;
+pub use social::{CHAT_FADE, SocialRequest, SocialUi, SocialView, chat_line_text};
 
 /// An aircraft the free-flight setup offers (filled by the window from the loaded packs).
 #[derive(Clone)]
@@ -212,6 +214,11 @@ pub struct UiState {
     /// A line shown at the top in Flight and Pause (e.g. the session's "connection
     /// interrupted" sentence); set and cleared by the window.
     pub banner: Option<String>,
+    /// What the multiplayer overlays show (roster, chat, scores, console), copied by the window
+    /// from the session.
+    pub social_view: SocialView,
+    /// The multiplayer overlays' own state (chat box, scoreboard key, console, requests).
+    pub social: SocialUi,
     /// The screen drawn last frame (a new screen takes the keyboard focus).
     last_screen: Option<Screen>,
     /// The next screen's first control should take the focus.
@@ -240,6 +247,8 @@ impl UiState {
             settings_tab: SettingsTab::default(),
             controls: Rebinder::default(),
             banner: None,
+            social_view: SocialView::default(),
+            social: SocialUi::default(),
             last_screen: None,
             focus_pending: true,
             focus_tries: 0,
@@ -352,13 +361,24 @@ pub fn show(ctx: &Context, screens: &Screens, state: &mut UiState) -> Vec<Event>
         Screen::Debrief => flight::debrief(ctx, screens, state, &mut events),
         Screen::Quit => {}
     }
+    let took_escape = if matches!(screen, Screen::Flight | Screen::Pause) {
+        social::flight_overlays(
+            ctx,
+            &state.social_view,
+            &mut state.social,
+            s,
+            screen == Screen::Pause,
+        )
+    } else {
+        false
+    };
     if matches!(screen, Screen::Flight | Screen::Quit) {
         // Nothing there takes the keyboard (the flight's keys are the window's).
         state.focus_pending = false;
     }
 
     // Esc (the gamepad's B) backs out of whatever is up, unless a control already answered.
-    if escape && events.is_empty() {
+    if escape && events.is_empty() && !took_escape {
         let back = match screen {
             Screen::MainMenu | Screen::Quit => None,
             Screen::Flight => Some(Event::Escape),
