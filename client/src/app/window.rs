@@ -1551,6 +1551,8 @@ impl ApplicationHandler for App {
                 self.audio.set_focus(focused);
                 if !focused {
                     self.input.release_all();
+                    // Tab's release will not come while another window has the keyboard.
+                    self.ui.social.scoreboard_held = false;
                 }
                 self.apply_audio_settings();
             }
