@@ -267,8 +267,8 @@ mod tests {
         let path = tmp("roundtrip");
         let mut list = BanList::load(&path).expect("a missing file is empty");
         assert!(list.is_empty());
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "2001:db8::1".parse().unwrap();
+        let a: IpAddr = "10.0.0.1".parse().expect("test value");
+        let b: IpAddr = "2001:db8::1".parse().expect("test value");
         list.insert(
             a,
             Ban {
@@ -276,7 +276,7 @@ mod tests {
                 reason: "spam\nand more".into(),
             },
         )
-        .unwrap();
+        .expect("test value");
         list.insert(
             b,
             Ban {
@@ -284,30 +284,30 @@ mod tests {
                 reason: String::new(),
             },
         )
-        .unwrap();
-        let again = BanList::load(&path).unwrap();
+        .expect("test value");
+        let again = BanList::load(&path).expect("test value");
         assert_eq!(again, list);
         assert_eq!(
             again.get(a).map(|b| b.reason.as_str()),
             Some("spam and more")
         );
         let mut list = again;
-        assert_eq!(list.expire(999).unwrap(), Vec::<IpAddr>::new());
-        assert_eq!(list.expire(1000).unwrap(), vec![b]);
-        assert_eq!(BanList::load(&path).unwrap().len(), 1);
-        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+        assert_eq!(list.expire(999).expect("test value"), Vec::<IpAddr>::new());
+        assert_eq!(list.expire(1000).expect("test value"), vec![b]);
+        assert_eq!(BanList::load(&path).expect("test value").len(), 1);
+        let _ = std::fs::remove_dir_all(path.parent().expect("test value"));
     }
 
     #[test]
     fn a_damaged_line_is_an_error_naming_it() {
         let p = Path::new("bans.txt");
-        let e = parse(p, "# c\n10.0.0.1 -\n\nnot-an-ip - x\n").unwrap_err();
+        let e = parse(p, "# c\n10.0.0.1 -\n\nnot-an-ip - x\n").expect_err("an error");
         assert!(matches!(e, BanFileError::Line { line: 4, .. }), "{e}");
         assert!(e.to_string().contains("bans.txt:4"), "{e}");
-        let e = parse(p, "10.0.0.1 soon\n").unwrap_err();
+        let e = parse(p, "10.0.0.1 soon\n").expect_err("an error");
         assert!(e.to_string().contains("not an expiry"), "{e}");
         // CRLF files and mapped addresses are accepted.
-        let ok = parse(p, "::ffff:1.2.3.4 - r\r\n").unwrap();
-        assert!(ok.contains_key(&"1.2.3.4".parse::<IpAddr>().unwrap()));
+        let ok = parse(p, "::ffff:1.2.3.4 - r\r\n").expect("test value");
+        assert!(ok.contains_key(&"1.2.3.4".parse::<IpAddr>().expect("test value")));
     }
 }

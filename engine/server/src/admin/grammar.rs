@@ -660,7 +660,7 @@ mod tests {
         assert_eq!(
             parse("ban ::ffff:10.0.0.9 2h spam"),
             Ok(AdminCmd::Ban {
-                target: Target::Ip("10.0.0.9".parse().unwrap()),
+                target: Target::Ip("10.0.0.9".parse().expect("test value")),
                 duration_s: Some(7200),
                 reason: "spam".into()
             })
