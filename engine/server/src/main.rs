@@ -436,17 +436,7 @@ fn run(args: Args) -> Result<()> {
             if let Ok(mut f) = facts.lock() {
                 f.player_count = m.peers.len().min(255) as u8;
                 // The beacon and the query reply advertise a shutdown in progress.
-                let shutting = fl_protocol::enums::game_mode::SHUTTING_DOWN;
-                match m.shutdown_seconds {
-                    Some(s) => {
-                        f.game_mode_flags |= shutting;
-                        f.shutdown_seconds = s.min(u32::from(u16::MAX)) as u16;
-                    }
-                    None => {
-                        f.game_mode_flags &= !shutting;
-                        f.shutdown_seconds = 0;
-                    }
-                }
+                f.set_shutdown(m.shutdown_seconds);
             }
             if let Some(path) = &metrics_path
                 && let Err(e) = write_atomically(path, &m.to_json())

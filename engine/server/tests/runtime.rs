@@ -217,6 +217,15 @@ fn a_shutdown_counts_down_to_the_peers_then_ends_the_thread() {
         seconds: 4,
         reason: "maintenance".into(),
     });
+    // The countdown is published (the dedicated server advertises it on the LAN).
+    let m = metrics_until(
+        &handle,
+        &mut live,
+        "the countdown in the metrics",
+        &mut [&mut pilot],
+        |m| m.shutdown_seconds.is_some(),
+    );
+    assert!(m.shutdown_seconds.is_some_and(|s| s <= 4), "{m:?}");
     live.until("the disconnect", &mut [&mut pilot], |c| {
         c[0].disconnected.is_some()
     });

@@ -77,7 +77,7 @@ impl Server {
         self.admission.admin_auth_succeeded(addr.ip());
         // The registry shared with every other frontend; one place frames the answer.
         let outcome = crate::admin::dispatch(self, cmd.command.as_str());
-        tracing::info!(peer, %addr, command = cmd.command.as_str(), done = outcome.is_done(), "admin command over the network");
+        tracing::debug!(peer, %addr, command = cmd.command.as_str(), done = outcome.is_done(), "admin command over the network");
         if !self.peers.contains_key(&peer) {
             // The command removed its own issuer (kick or ban of oneself): nobody to answer.
             return;
