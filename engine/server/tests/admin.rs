@@ -671,3 +671,63 @@ fn the_binary_stops_itself_after_a_shutdown_from_stdin() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn mission_switches_between_the_configured_missions() {
+    use fl_server::mission_director::{DirectorEvent, MissionDirector, OnEnd};
+    const DOGFIGHT: &str = "fl-base-pack:ia_dogfight";
+    const GUNNERY: &str = "fl-base-pack:f5e_gunnery";
+    let Some(content) = common::fixture_content("admin mission switching") else {
+        return;
+    };
+    let types = fl_server::types::TypeRegistry::from_content(&content, 1);
+    let mut h = Harness::with_types(19, config(), types);
+    let missions = [DOGFIGHT, GUNNERY]
+        .iter()
+        .map(|id| content.load_mission(id).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let mut d = MissionDirector::new(missions, OnEnd::Restart, 30, 1);
+    d.start(&mut h.server).expect("starts");
+    // An operator connection needs no aircraft.
+    let mut admin = Admin {
+        client: h.connect(ip(1), LinkConfig::default()),
+        next_req: 0,
+    };
+    h.run(3, &mut [&mut admin.client]);
+
+    let shown = admin.ask(&mut h, &mut [], "mission");
+    assert!(
+        shown.contains(&format!("mission: {DOGFIGHT} (running)")),
+        "{shown}"
+    );
+    assert!(shown.contains(GUNNERY), "{shown}");
+    let refused = admin.ask(&mut h, &mut [], "map fl-base-pack:nope");
+    assert!(refused.contains("is not configured"), "{refused}");
+    assert_eq!(
+        admin.ask(&mut h, &mut [], &format!("mission {GUNNERY}")),
+        format!("mission: switching to {GUNNERY} after this tick")
+    );
+    // The director (the runtime's after-tick hook) carries it out.
+    let events = d.after_tick(&mut h.server);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, DirectorEvent::Started { id, .. } if id == GUNNERY)),
+        "{events:?}"
+    );
+    assert_eq!(
+        h.server.mission_status().map(|m| m.id),
+        Some(GUNNERY.into())
+    );
+    admin.ask(&mut h, &mut [], "mission next");
+    d.after_tick(&mut h.server);
+    assert_eq!(
+        h.server.mission_status().map(|m| m.id),
+        Some(DOGFIGHT.into())
+    );
+    let status = admin.ask(&mut h, &mut [], "status");
+    assert!(
+        status.contains(&format!("mission {DOGFIGHT} (running)")),
+        "{status}"
+    );
+}
