@@ -113,7 +113,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "tp",
         aliases: &["teleport"],
         args: "<entityIdx|@peerId> <x> <y> <z> | <entityIdx|@peerId> <lat>,<lon>[,<alt>]",
-        summary: "move an entity (aircraft keep their speed, level, heading north)",
+        summary: "move an entity (an aircraft keeps its speed and heading, levelled)",
     },
     CommandSpec {
         name: "pause",
