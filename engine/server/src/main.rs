@@ -65,6 +65,11 @@ struct Args {
     /// otherwise. Binds nothing and writes nothing.
     #[arg(long)]
     check: bool,
+    /// Do not read admin commands from stdin. For a server put in the background of an
+    /// interactive shell (`fl-server &`), where reading the terminal would stop the process;
+    /// closed or redirected stdin (systemd, nohup, `< /dev/null`) needs nothing.
+    #[arg(long)]
+    no_console: bool,
 }
 
 fn main() -> std::process::ExitCode {
@@ -472,7 +477,9 @@ fn run(args: Args) -> Result<()> {
         addr.ip(),
         addr.port(),
     );
-    stdin_console(handle.admin_client());
+    if !args.no_console {
+        stdin_console(handle.admin_client());
+    }
     loop {
         match stop_rx.recv_timeout(Duration::from_millis(200)) {
             Ok(()) => {
