@@ -245,6 +245,21 @@ impl Admission {
         false
     }
 
+    /// Adds `ip` to the bans the gauntlet refuses (the operator's `ban`).
+    pub fn ban(&mut self, ip: IpAddr) {
+        self.cfg.bans.insert(ip);
+    }
+
+    /// Lifts a ban; whether `ip` was banned.
+    pub fn unban(&mut self, ip: IpAddr) -> bool {
+        self.cfg.bans.remove(&ip)
+    }
+
+    /// The banned addresses, in order.
+    pub fn banned(&self) -> impl Iterator<Item = IpAddr> + '_ {
+        self.cfg.bans.iter().copied()
+    }
+
     /// A successful admin authentication clears the IP's failure count.
     pub fn admin_auth_succeeded(&mut self, ip: IpAddr) {
         self.auth_failures.remove(&ip);

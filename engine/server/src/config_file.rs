@@ -110,6 +110,10 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # allow_observers = true
 # required_packs = []           # pack ids a client must have mounted
 # request_timeout_s = 10.0
+# ban_file = ""                 # the operator's bans (ban/unban); empty = kept in memory only
+
+[shutdown]
+# warning_interval_s = 300      # seconds between shutdown countdown notices (plus one at T-60 s)
 
 [weather]
 # presets = ["clear", "partly_cloudy", "overcast", "partly_cloudy"]
@@ -361,6 +365,8 @@ pub struct AdmissionSection {
     pub allow_observers: bool,
     pub required_packs: Vec<String>,
     pub request_timeout_s: f64,
+    /// The ban list file (`admin::bans`); empty = bans live in memory only.
+    pub ban_file: PathBuf,
 }
 
 impl Default for AdmissionSection {
@@ -378,9 +384,27 @@ impl Default for AdmissionSection {
             allow_observers: a.allow_observers,
             required_packs: Vec::new(),
             request_timeout_s: a.request_timeout_ticks as f64 / 60.0,
+            ban_file: PathBuf::new(),
         }
     }
 }
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ShutdownSection {
+    pub warning_interval_s: u32,
+}
+
+impl Default for ShutdownSection {
+    fn default() -> Self {
+        Self {
+            warning_interval_s: ServerConfig::default().shutdown_warning_interval_s,
+        }
+    }
+}
+
+/// Range of `[shutdown] warning_interval_s`.
+pub const WARNING_INTERVAL_S: std::ops::RangeInclusive<u32> = 1..=86_400;
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(default)]
@@ -497,6 +521,7 @@ pub struct FileConfig {
     pub spawn: SpawnSection,
     pub network: NetworkSection,
     pub admission: AdmissionSection,
+    pub shutdown: ShutdownSection,
     pub weather: WeatherSection,
     pub content: ContentSection,
     pub mission: MissionSection,
@@ -805,6 +830,16 @@ impl FileConfig {
         }
         // `query_port`: every value is valid (0 = game port + 1).
 
+        c.int(
+            "shutdown.warning_interval_s",
+            self.shutdown.warning_interval_s,
+            *WARNING_INTERVAL_S.start(),
+            *WARNING_INTERVAL_S.end(),
+        )?;
+        if self.admission.ban_file.as_os_str().len() > 4096 {
+            return Err(c.bad("admission.ban_file", "is longer than 4096 bytes".into()));
+        }
+
         let m = &self.mission;
         if crate::mission_director::OnEnd::from_config(&m.on_end).is_none() {
             return Err(c.bad(
@@ -896,6 +931,7 @@ impl FileConfig {
         cfg.motd_display_s = self.server.motd_display_s;
         cfg.operator_password =
             Some(self.server.operator_password.clone()).filter(|p| !p.is_empty());
+        cfg.shutdown_warning_interval_s = self.shutdown.warning_interval_s;
         let a = &self.admission;
         cfg.admission = AdmissionConfig {
             bans: a.bans.iter().copied().collect(),
@@ -949,6 +985,11 @@ impl FileConfig {
             ),
             ..crate::discovery::DiscoveryConfig::default()
         }
+    }
+
+    /// The ban list file, if one is configured.
+    pub fn ban_file(&self) -> Option<&Path> {
+        Some(self.admission.ban_file.as_path()).filter(|p| !p.as_os_str().is_empty())
     }
 
     /// The transport's idle timeout.
@@ -1159,6 +1200,14 @@ mod tests {
             "10000",
             Some("0"),
             Some("10001"),
+        ),
+        (
+            "shutdown",
+            "warning_interval_s",
+            "1",
+            "86400",
+            Some("0"),
+            Some("86401"),
         ),
         (
             "admission",

@@ -38,6 +38,24 @@ pub struct ServerFacts {
     pub mission: String,
 }
 
+impl ServerFacts {
+    /// Advertises a shutdown `seconds` away (the shutting-down flag and the countdown, capped
+    /// at the field's 65,535 s), or none.
+    pub fn set_shutdown(&mut self, seconds: Option<u32>) {
+        let flag = fl_protocol::enums::game_mode::SHUTTING_DOWN;
+        match seconds {
+            Some(s) => {
+                self.game_mode_flags |= flag;
+                self.shutdown_seconds = s.min(u32::from(u16::MAX)) as u16;
+            }
+            None => {
+                self.game_mode_flags &= !flag;
+                self.shutdown_seconds = 0;
+            }
+        }
+    }
+}
+
 /// `[discovery]` settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DiscoveryConfig {
@@ -309,6 +327,34 @@ mod tests {
         })
         .encode()
         .expect("encodes")
+    }
+
+    #[test]
+    fn a_shutdown_is_advertised_in_the_beacon_and_the_query_reply() {
+        let flag = fl_protocol::enums::game_mode::SHUTTING_DOWN;
+        let mut f = facts();
+        f.game_mode_flags = fl_protocol::enums::game_mode::MISSION;
+        f.set_shutdown(Some(300));
+        let b = beacon_message(&f);
+        assert_eq!(b.game_mode_flags & flag, flag);
+        assert_eq!(b.shutdown_seconds, 300);
+        let reply = answer(&query(1), &f).expect("answered");
+        let Ok(Packet {
+            message: Message::ServerInfo(info),
+            ..
+        }) = Packet::decode(&reply)
+        else {
+            panic!("not a ServerInfo");
+        };
+        assert_eq!(info.shutdown_seconds, 300);
+        f.set_shutdown(Some(1_000_000));
+        assert_eq!(f.shutdown_seconds, u16::MAX);
+        f.set_shutdown(None);
+        let b = beacon_message(&f);
+        assert_eq!(
+            (b.game_mode_flags, b.shutdown_seconds),
+            (fl_protocol::enums::game_mode::MISSION, 0)
+        );
     }
 
     #[test]

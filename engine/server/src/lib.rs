@@ -1,6 +1,7 @@
 //! fl-server — the authoritative fighters-legacy world as a library (the `fl-server` binary and
 //! the client's embedded single-player server are thin shells over it).
 
+pub mod admin;
 pub mod admission;
 pub mod ai_glue;
 pub mod combat;

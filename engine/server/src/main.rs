@@ -1,16 +1,18 @@
 //! `fl-server`: the dedicated server. Reads `server.toml` (writing commented defaults when it is
 //! missing), applies environment and command-line overrides, loads content, binds QUIC, runs the
 //! authoritative world at 60 Hz, and shuts down gracefully on SIGINT/SIGTERM (peers get a
-//! shutdown notice). Prints `listening on <addr>:<port> …` only once it is ready.
+//! shutdown notice). Prints `listening on <addr>:<port> …` only once it is ready. Reads admin
+//! commands from stdin, one a line, answering on stdout (EOF only ends the console).
 
 use anyhow::{Context, Result};
 use clap::Parser;
 use fl_content::{Finding, Severity, StackSources, load_stack, log_loaded};
 use fl_net::quic::{QuicError, QuicServer, ServerConfig as QuicConfig};
+use fl_server::admin::bans::BanList;
 use fl_server::config_file::{ConfigError, FileConfig, load_or_create};
 use fl_server::discovery::{Discovery, ServerFacts};
 use fl_server::mission_director::MissionDirector;
-use fl_server::runtime::{Command, RuntimeConfig, spawn_hooked};
+use fl_server::runtime::{AdminClient, Command, RuntimeConfig, spawn_hooked};
 use fl_server::server::Server;
 use fl_server::types::TypeRegistry;
 use fl_server::world::Pilot;
@@ -63,6 +65,11 @@ struct Args {
     /// otherwise. Binds nothing and writes nothing.
     #[arg(long)]
     check: bool,
+    /// Do not read admin commands from stdin. For a server put in the background of an
+    /// interactive shell (`fl-server &`), where reading the terminal would stop the process;
+    /// closed or redirected stdin (systemd, nohup, `< /dev/null`) needs nothing.
+    #[arg(long)]
+    no_console: bool,
 }
 
 fn main() -> std::process::ExitCode {
@@ -388,6 +395,12 @@ fn run(args: Args) -> Result<()> {
         );
     }
     spawn_ai(&mut server, &file);
+    if let Some(path) = file.ban_file() {
+        // A damaged file stops the start-up (naming the line) rather than being overwritten.
+        let bans = BanList::load(path).context("[admission] ban_file")?;
+        tracing::info!(bans = bans.len(), file = %path.display(), "ban list loaded");
+        server.set_ban_list(bans);
+    }
     let entities = server.world().len();
 
     let facts = Arc::new(Mutex::new(ServerFacts {
@@ -427,6 +440,8 @@ fn run(args: Args) -> Result<()> {
         Some(Box::new(move |m: &fl_server::runtime::Metrics| {
             if let Ok(mut f) = facts.lock() {
                 f.player_count = m.peers.len().min(255) as u8;
+                // The beacon and the query reply advertise a shutdown in progress.
+                f.set_shutdown(m.shutdown_seconds);
             }
             if let Some(path) = &metrics_path
                 && let Err(e) = write_atomically(path, &m.to_json())
@@ -462,6 +477,9 @@ fn run(args: Args) -> Result<()> {
         addr.ip(),
         addr.port(),
     );
+    if !args.no_console {
+        stdin_console(handle.admin_client());
+    }
     loop {
         match stop_rx.recv_timeout(Duration::from_millis(200)) {
             Ok(()) => {
@@ -473,6 +491,10 @@ fn run(args: Args) -> Result<()> {
                 break;
             }
             Err(mpsc::RecvTimeoutError::Timeout) if handle.is_finished() => {
+                if handle.shut_down_by_countdown() {
+                    tracing::info!("shut down by the operator");
+                    break;
+                }
                 anyhow::bail!("the server thread stopped unexpectedly");
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
@@ -486,6 +508,75 @@ fn run(args: Args) -> Result<()> {
     drop(handle);
     drop(discovery);
     Ok(())
+}
+
+/// Longest stdin command line read; longer lines are refused whole.
+const MAX_CONSOLE_LINE: u64 = 4096;
+
+/// The stdin console: one admin command a line, each answer printed to stdout. Runs on its own
+/// thread and only waits on stdin and on the answer; at EOF (or a read error, or no stdin when
+/// daemonised) it ends quietly and the server keeps running.
+fn stdin_console(admin: AdminClient) {
+    let spawned = std::thread::Builder::new()
+        .name("fl-server-stdin".into())
+        .spawn(move || {
+            use std::io::{BufRead, Read};
+            let stdin = std::io::stdin();
+            let mut input = stdin.lock();
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                let n = match (&mut input)
+                    .take(MAX_CONSOLE_LINE + 1)
+                    .read_until(b'\n', &mut buf)
+                {
+                    Ok(0) => {
+                        tracing::info!(
+                            "stdin closed: the console is off (the server keeps running)"
+                        );
+                        return;
+                    }
+                    Ok(n) => n,
+                    Err(e) => {
+                        tracing::info!("stdin unreadable ({e}): the console is off");
+                        return;
+                    }
+                };
+                if n as u64 > MAX_CONSOLE_LINE && buf.last() != Some(&b'\n') {
+                    // Skip the rest of the over-long line.
+                    let mut rest = Vec::new();
+                    loop {
+                        rest.clear();
+                        match (&mut input)
+                            .take(MAX_CONSOLE_LINE)
+                            .read_until(b'\n', &mut rest)
+                        {
+                            Ok(0) => return,
+                            Ok(_) if rest.last() == Some(&b'\n') => break,
+                            Ok(_) => {}
+                            Err(_) => return,
+                        }
+                    }
+                    println!("line longer than {MAX_CONSOLE_LINE} bytes ignored");
+                    continue;
+                }
+                let line = String::from_utf8_lossy(&buf);
+                let line = line.trim();
+                if line.is_empty() {
+                    continue;
+                }
+                match admin.run(line, Duration::from_secs(10)) {
+                    Some(outcome) => println!("{}", outcome.text()),
+                    None => {
+                        println!("no answer: the server is stopping");
+                        return;
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no stdin console: {e}");
+    }
 }
 
 fn spawn_ai(server: &mut Server, file: &FileConfig) {

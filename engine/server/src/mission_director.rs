@@ -143,6 +143,7 @@ impl MissionDirector {
                 running: "(no mission configured)".into(),
             });
         };
+        server.set_mission_choices(self.missions.iter().map(|m| m.id.clone()).collect());
         server.start_mission(m, self.seed)?;
         self.runs = self.runs.saturating_add(1);
         self.ended_at = None;
@@ -160,6 +161,9 @@ impl MissionDirector {
     /// end delay applies the policy.
     pub fn after_tick(&mut self, server: &mut Server) -> Vec<DirectorEvent> {
         let mut events = Vec::new();
+        if let Some(wanted) = server.take_mission_request() {
+            self.switch_to(server, &wanted, &mut events);
+        }
         let Some(status) = server.mission_status() else {
             return events;
         };
@@ -224,6 +228,40 @@ impl MissionDirector {
             }
         }
         events
+    }
+}
+
+impl MissionDirector {
+    /// The operator's `mission` command: stops the run and starts `wanted` (a listed id,
+    /// `restart` or `next`) at once.
+    fn switch_to(&mut self, server: &mut Server, wanted: &str, events: &mut Vec<DirectorEvent>) {
+        let n = self.missions.len();
+        let index = match wanted {
+            "restart" => Some(self.current),
+            "next" => Some((self.current + 1) % n.max(1)),
+            id => self.missions.iter().position(|m| m.id == id),
+        };
+        let Some(index) = index.filter(|&i| i < n) else {
+            tracing::warn!(
+                mission = wanted,
+                "operator asked for a mission that is not listed"
+            );
+            return;
+        };
+        if let Some(done) = server.stop_mission() {
+            events.push(DirectorEvent::Stopped(done));
+        }
+        self.current = index;
+        self.ended_at = None;
+        tracing::info!(mission = %self.missions[index].id, "operator switched the mission");
+        match self.start(server) {
+            Ok(e) => events.push(e),
+            Err(error) => {
+                let id = self.missions[index].id.clone();
+                tracing::error!(mission = %id, "mission did not start: {error}");
+                events.push(DirectorEvent::StartFailed { id, error });
+            }
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! `ServerRuntime`: runs a [`Server`] at a fixed 60 Hz on the wall clock, on its own thread.
 //! Falling behind runs catch-up ticks up to a cap; beyond it ticks are dropped (counted) —
 //! bounded time dilation instead of a spiral. It takes commands (pause, resume, shutdown with a
-//! countdown) without blocking the tick, publishes metrics (tick phases p50/p95/p99, tick rate,
-//! dropped ticks, per-peer bytes/s; serialized with serde as the `--metrics-json` document), and
+//! countdown, admin command lines with a reply channel) between ticks without blocking them,
+//! hands the server the wall clock once a second (bans expire by it), publishes metrics (tick
+//! phases p50/p95/p99, tick rate, dropped ticks, per-peer bytes/s; serialized with serde as the `--metrics-json` document), and
 //! on shutdown notifies peers and closes their connections. Dropping the handle stops the thread
 //! and joins it.
 //!
@@ -24,17 +25,23 @@ pub const TICK: Duration = Duration::from_nanos(16_666_667);
 const HISTORY: usize = 3600;
 
 /// Commands to a running server.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Command {
     Pause,
     Resume,
-    /// Notify peers, then stop after `seconds` (0 = now). Peers hear a `MsgServerNotice` at
-    /// once, then at every whole minute left and at 30, 10, 5, 4, 3, 2 and 1 seconds, then a
-    /// final one with 0 seconds before their connections close. A later shutdown command
-    /// replaces the countdown.
+    /// Notify peers, then stop after `seconds` (0 = now): the server's countdown
+    /// ([`Server::schedule_shutdown`]) — a `MsgServerNotice` at once, then every
+    /// `shutdown_warning_interval_s`, at T-60 s, and a final one with 0 seconds before the
+    /// connections close. A later shutdown command replaces the countdown.
     Shutdown {
         seconds: u16,
         reason: String,
+    },
+    /// One admin command line (`crate::admin` grammar), run between ticks on the tick thread;
+    /// the outcome goes back on `reply` (a frontend that stopped listening is ignored).
+    Admin {
+        line: String,
+        reply: Sender<crate::admin::Outcome>,
     },
 }
 
@@ -67,6 +74,9 @@ pub struct Metrics {
     pub paused: bool,
     /// The world's simulation tick (stands still while paused).
     pub world_tick: u64,
+    /// Seconds until a scheduled shutdown (None: none scheduled). Not in the JSON document;
+    /// the dedicated server advertises it in the LAN beacon and the query reply.
+    pub shutdown_seconds: Option<u32>,
 }
 
 /// The JSON document's shape (field order as written).
@@ -194,11 +204,36 @@ impl Default for RuntimeConfig {
     }
 }
 
+/// Sends admin command lines to a running server from any thread. Cloneable; outlives nothing
+/// (once the server stops, every call answers None).
+#[derive(Debug, Clone)]
+pub struct AdminClient {
+    commands: Sender<Command>,
+}
+
+impl AdminClient {
+    /// Runs one admin command line on the tick thread, between ticks, and waits up to `timeout`
+    /// for its outcome (None: the server has stopped or did not answer in time). Only the
+    /// caller waits; the tick never does.
+    pub fn run(&self, line: &str, timeout: Duration) -> Option<crate::admin::Outcome> {
+        let (tx, rx) = channel();
+        self.commands
+            .send(Command::Admin {
+                line: line.to_owned(),
+                reply: tx,
+            })
+            .ok()?;
+        rx.recv_timeout(timeout).ok()
+    }
+}
+
 /// A running server thread.
 #[derive(Debug)]
 pub struct ServerHandle {
     commands: Sender<Command>,
     stop: Arc<AtomicBool>,
+    /// Set when the thread ended because a shutdown countdown ran out.
+    shut_down: Arc<AtomicBool>,
     metrics: Arc<Mutex<Metrics>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -207,6 +242,23 @@ impl ServerHandle {
     /// Sends a command (ignored if the server has stopped).
     pub fn command(&self, c: Command) {
         let _ = self.commands.send(c);
+    }
+
+    /// Runs one admin command line on the tick thread (see [`AdminClient::run`]).
+    pub fn admin(&self, line: &str, timeout: Duration) -> Option<crate::admin::Outcome> {
+        self.admin_client().run(line, timeout)
+    }
+
+    /// A handle for admin frontends on other threads (the stdin console, an HTTP listener).
+    pub fn admin_client(&self) -> AdminClient {
+        AdminClient {
+            commands: self.commands.clone(),
+        }
+    }
+
+    /// Whether the thread ended because a scheduled shutdown ran out (rather than a stop).
+    pub fn shut_down_by_countdown(&self) -> bool {
+        self.shut_down.load(Ordering::SeqCst)
     }
 
     /// The latest published metrics.
@@ -279,27 +331,46 @@ pub fn spawn_hooked(
 ) -> std::io::Result<ServerHandle> {
     let (tx, rx) = channel();
     let stop = Arc::new(AtomicBool::new(false));
+    let shut_down = Arc::new(AtomicBool::new(false));
     let metrics = Arc::new(Mutex::new(Metrics::default()));
     let thread = {
         let stop = stop.clone();
+        let shut_down = shut_down.clone();
         let metrics = metrics.clone();
         std::thread::Builder::new()
             .name("fl-server-tick".into())
-            .spawn(move || run(server, cfg, rx, stop, metrics, on_metrics, on_tick))?
+            .spawn(move || {
+                let flags = Flags { stop, shut_down };
+                run(server, cfg, rx, flags, metrics, on_metrics, on_tick)
+            })?
     };
     Ok(ServerHandle {
         commands: tx,
         stop,
+        shut_down,
         metrics,
         thread: Some(thread),
     })
+}
+
+/// The thread's shared flags.
+struct Flags {
+    stop: Arc<AtomicBool>,
+    shut_down: Arc<AtomicBool>,
+}
+
+/// The wall clock in Unix seconds (0 before 1970).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn run(
     mut server: Server,
     cfg: RuntimeConfig,
     commands: Receiver<Command>,
-    stop: Arc<AtomicBool>,
+    flags: Flags,
     published: Arc<Mutex<Metrics>>,
     mut on_metrics: Option<MetricsSink>,
     mut on_tick: Option<TickHook>,
@@ -308,23 +379,27 @@ fn run(
     let mut next = Instant::now();
     let mut ticks = 0u64;
     let mut dropped = 0u64;
-    let mut countdown: Option<Countdown> = None;
+    let Flags { stop, shut_down } = flags;
     let mut last_publish = Instant::now();
     let mut last_bytes: std::collections::BTreeMap<u32, u64> = Default::default();
+    let mut last_unix = 0;
     loop {
+        // The wall clock the ban list expires by, handed over once a second.
+        let unix = unix_now();
+        if unix != last_unix {
+            last_unix = unix;
+            server.set_unix_time(unix);
+        }
         loop {
             match commands.try_recv() {
                 Ok(Command::Pause) => server.pause(),
                 Ok(Command::Resume) => server.resume(),
                 Ok(Command::Shutdown { seconds, reason }) => {
-                    if seconds > 0 {
-                        server.broadcast_notice(seconds, &shutdown_text(&reason, seconds));
-                    }
-                    countdown = Some(Countdown {
-                        at: Instant::now() + Duration::from_secs(seconds.into()),
-                        announced: seconds,
-                        reason,
-                    });
+                    server.schedule_shutdown(seconds.into(), &reason, None);
+                }
+                Ok(Command::Admin { line, reply }) => {
+                    let outcome = crate::admin::dispatch(&mut server, &line);
+                    let _ = reply.send(outcome);
                 }
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
@@ -333,18 +408,9 @@ fn run(
                 }
             }
         }
-        if let Some(c) = &mut countdown {
-            let now = Instant::now();
-            if now >= c.at {
-                server.broadcast_notice(0, &shutdown_text(&c.reason, 0));
-                break;
-            }
-            // Whole seconds left, rounded up: "3 seconds" until the last 2 s begin.
-            let left = (c.at - now).as_secs_f64().ceil().min(f64::from(u16::MAX)) as u16;
-            if left < c.announced && announces(left) {
-                server.broadcast_notice(left, &shutdown_text(&c.reason, left));
-                c.announced = left;
-            }
+        if server.shutdown_complete() {
+            shut_down.store(true, Ordering::SeqCst);
+            break;
         }
         if stop.load(Ordering::SeqCst) {
             server.broadcast_notice(0, "Server shutting down.");
@@ -402,6 +468,7 @@ fn run(
                 entities: server.world().len(),
                 paused: server.is_paused(),
                 world_tick: server.world().tick(),
+                shutdown_seconds: server.shutdown_remaining_s(),
             };
             if let Some(f) = on_metrics.as_mut() {
                 f(&m);
@@ -420,35 +487,6 @@ fn run(
     }
 }
 
-/// A shutdown in progress.
-struct Countdown {
-    at: Instant,
-    /// Seconds left in the last notice sent.
-    announced: u16,
-    reason: String,
-}
-
-/// Whether `left` seconds before a shutdown is worth a notice: every whole minute, then 30, 10,
-/// and each of the last five seconds.
-fn announces(left: u16) -> bool {
-    left > 0 && (left.is_multiple_of(60) || matches!(left, 30 | 10 | 1..=5))
-}
-
-fn shutdown_text(reason: &str, seconds: u16) -> String {
-    let when = if seconds == 0 {
-        "shutting down now.".to_owned()
-    } else if seconds.is_multiple_of(60) {
-        format!("shutting down in {} minutes.", seconds / 60)
-    } else {
-        format!("shutting down in {seconds} seconds.")
-    };
-    if reason.is_empty() {
-        format!("Server {when}")
-    } else {
-        format!("{reason} -- {when}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,21 +498,6 @@ mod tests {
         let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
         assert!(near(p.p50, 50.0) && near(p.p95, 95.0), "{p:?}");
         assert!(near(p.p99, 99.0) && near(p.max, 100.0), "{p:?}");
-    }
-
-    #[test]
-    fn countdown_marks() {
-        let marks: Vec<u16> = (0..=200).rev().filter(|&s| announces(s)).collect();
-        assert_eq!(marks, [180, 120, 60, 30, 10, 5, 4, 3, 2, 1]);
-    }
-
-    #[test]
-    fn shutdown_texts() {
-        assert_eq!(shutdown_text("", 0), "Server shutting down now.");
-        assert_eq!(
-            shutdown_text("Patch 1.2", 300),
-            "Patch 1.2 -- shutting down in 5 minutes."
-        );
     }
 
     #[test]
@@ -505,6 +528,7 @@ mod tests {
             entities: 4,
             paused: true,
             world_tick: 580,
+            shutdown_seconds: Some(30),
         };
         let v: serde_json::Value = serde_json::from_str(&m.to_json()).unwrap_or_default();
         let keys = |v: &serde_json::Value| -> Vec<String> {

@@ -7,12 +7,15 @@
 //! snapshot pipeline, weather) own their state. Time comes from the caller (`ServerRuntime`
 //! drives it from the wall clock, tests from a loop), so a tick is deterministic given its inputs.
 
+mod admin_ops;
 mod combat_comms;
 mod comms;
 mod join;
 pub mod mission;
 mod mission_cycle;
 mod rewind;
+
+pub use admin_ops::{PeerRow, SHUTDOWN_LAST_MINUTE_S, TickStats, shutdown_text};
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::combat::{CombatSystem, Combatant};
@@ -156,6 +159,8 @@ pub struct ServerConfig {
     /// Malformed packets a peer may send before it is dropped (token bucket burst; one token
     /// returns every [`MALFORMED_REFILL_TICKS`] ticks of the service clock).
     pub malformed_burst: u32,
+    /// Seconds between shutdown countdown notices (`[shutdown] warning_interval_s`).
+    pub shutdown_warning_interval_s: u32,
 }
 
 impl Default for ServerConfig {
@@ -197,6 +202,7 @@ impl Default for ServerConfig {
             respawn_delay_ticks: 180,
             operator_password: None,
             malformed_burst: 50,
+            shutdown_warning_interval_s: 300,
         }
     }
 }
@@ -325,6 +331,18 @@ pub struct Server {
     combat: CombatSystem,
     /// The mission being run, if any (`server::mission`).
     mission: Option<mission::MissionRun>,
+    /// The operator's ban list (`admin::bans`), kept in step with the admission gauntlet.
+    bans: crate::admin::bans::BanList,
+    /// Wall clock, Unix s, as the runtime last handed it (bans expire by it; 0 = never set).
+    unix_time: u64,
+    /// A shutdown countdown in progress.
+    shutdown: Option<admin_ops::Shutdown>,
+    /// Recent tick phase times (`tickstats`).
+    tick_history: std::collections::VecDeque<TickTimings>,
+    /// A mission the operator asked for (`mission <id>`), for the mission director to start.
+    mission_request: Option<String>,
+    /// The missions the director can switch to (set by it; empty = no director).
+    mission_choices: Vec<String>,
 }
 
 impl std::fmt::Debug for Server {
@@ -382,6 +400,12 @@ impl Server {
             malformed_packets: 0,
             combat: CombatSystem::new(COMBAT_SEED),
             mission: None,
+            bans: crate::admin::bans::BanList::in_memory(),
+            unix_time: 0,
+            shutdown: None,
+            tick_history: Self::new_tick_history(),
+            mission_request: None,
+            mission_choices: Vec::new(),
             cfg,
         };
         // The starting (procedural) ground's bound; `set_terrain` replaces it.
@@ -632,8 +656,10 @@ impl Server {
             ..TickTimings::default()
         };
         self.service_ticks += 1;
+        self.step_shutdown();
         if self.paused {
             timings.total = start.elapsed();
+            self.record_timings(timings);
             return timings;
         }
 
@@ -671,6 +697,7 @@ impl Server {
         timings.snapshots = t_snap.elapsed();
         timings.total = start.elapsed();
         self.governor.observe(timings.total);
+        self.record_timings(timings);
         timings
     }
 

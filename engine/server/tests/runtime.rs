@@ -12,7 +12,7 @@ use fl_protocol::Message;
 use fl_protocol::enums::PeerRole;
 use fl_protocol::tlv::Extensions;
 use fl_server::runtime::{Command, Metrics, RuntimeConfig, ServerHandle, spawn};
-use fl_server::server::ServerConfig;
+use fl_server::server::{ServerConfig, shutdown_text};
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
@@ -66,7 +66,14 @@ fn localhost(last: u8) -> IpAddr {
 /// A runtime publishing metrics every 50 ms, and a pilot client connected to it (not yet asked
 /// to join).
 fn start(seed: u64) -> (ServerHandle, Live, TestClient) {
-    let h = Harness::new(seed, ServerConfig::default());
+    // Countdown notices every second (the default is every 5 minutes, plus T-60 s).
+    let h = Harness::new(
+        seed,
+        ServerConfig {
+            shutdown_warning_interval_s: 1,
+            ..ServerConfig::default()
+        },
+    );
     let pilot = h.connect(localhost(1), LinkConfig::default());
     let Harness { net, server } = h;
     let cfg = RuntimeConfig {
@@ -210,6 +217,15 @@ fn a_shutdown_counts_down_to_the_peers_then_ends_the_thread() {
         seconds: 4,
         reason: "maintenance".into(),
     });
+    // The countdown is published (the dedicated server advertises it on the LAN).
+    let m = metrics_until(
+        &handle,
+        &mut live,
+        "the countdown in the metrics",
+        &mut [&mut pilot],
+        |m| m.shutdown_seconds.is_some(),
+    );
+    assert!(m.shutdown_seconds.is_some_and(|s| s <= 4), "{m:?}");
     live.until("the disconnect", &mut [&mut pilot], |c| {
         c[0].disconnected.is_some()
     });
@@ -240,10 +256,7 @@ fn a_shutdown_counts_down_to_the_peers_then_ends_the_thread() {
         Some("maintenance -- shutting down now.")
     );
     for (s, text) in &notices[1..notices.len() - 1] {
-        assert_eq!(
-            text,
-            &format!("maintenance -- shutting down in {s} seconds.")
-        );
+        assert_eq!(text, &shutdown_text("maintenance", u32::from(*s)));
     }
     assert!(
         pilot

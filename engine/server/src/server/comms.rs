@@ -1,13 +1,14 @@
 //! Session comms: heartbeats answered with `MsgPeerDelay` (and feeding the ack window and the
 //! delay estimate), the password-gated admin channel (failures count toward the per-IP
-//! lockout), server notices, and the weather broadcast.
+//! lockout; authenticated commands go through `crate::admin`), server notices, and the weather
+//! broadcast.
 
 use super::{Server, send};
 use crate::admission::constant_time_eq;
 use fl_net::{Channel, PeerId};
 use fl_protocol::FixedStr;
 use fl_protocol::ack::AckStamp;
-use fl_protocol::msg::admin::{AdminCommand, AdminResponse};
+use fl_protocol::msg::admin::AdminCommand;
 use fl_protocol::msg::world::{Heartbeat, PeerDelay, ServerNotice};
 use fl_protocol::tlv::Extensions;
 
@@ -74,36 +75,22 @@ impl Server {
             return;
         }
         self.admission.admin_auth_succeeded(addr.ip());
-        let text = match cmd.command.as_str().trim() {
-            "status" => format!(
-                "tick {} peers {} entities {} load {:.2}{}",
-                self.world.tick(),
-                self.peers.len(),
-                self.world.len(),
-                self.governor.load_factor(),
-                if self.paused { " paused" } else { "" }
-            ),
-            "pause" => {
-                self.pause();
-                "paused".into()
-            }
-            "resume" => {
-                self.resume();
-                "resumed".into()
-            }
-            other => format!("unknown command: {other}"),
-        };
-        let reply = AdminResponse {
-            req_id: cmd.req_id,
-            text: FixedStr::new(&text),
-        };
-        send(
-            self.transport.as_mut(),
-            peer,
-            Channel::Reliable,
-            reply.into(),
-            &Extensions::new(),
-        );
+        // The registry shared with every other frontend; one place frames the answer.
+        let outcome = crate::admin::dispatch(self, cmd.command.as_str());
+        tracing::debug!(peer, %addr, command = cmd.command.as_str(), done = outcome.is_done(), "admin command over the network");
+        if !self.peers.contains_key(&peer) {
+            // The command removed its own issuer (kick or ban of oneself): nobody to answer.
+            return;
+        }
+        for reply in crate::admin::wire::responses(cmd.req_id, outcome.text()) {
+            send(
+                self.transport.as_mut(),
+                peer,
+                Channel::Reliable,
+                reply,
+                &Extensions::new(),
+            );
+        }
     }
 
     pub(super) fn send_weather(&mut self) {
