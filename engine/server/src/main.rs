@@ -63,6 +63,10 @@ struct Args {
     /// otherwise. Binds nothing and writes nothing.
     #[arg(long)]
     check: bool,
+    /// Serve the status page, its JSON API and Prometheus metrics on this address (overrides
+    /// [http] bind; e.g. 127.0.0.1:8080, port 0 = any free port).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
 }
 
 fn main() -> std::process::ExitCode {
@@ -422,12 +426,25 @@ fn run(args: Args) -> Result<()> {
     if let Some(q) = discovery.query_addr() {
         tracing::info!("answering server queries on {q}");
     }
+    let board = fl_server::http::StatusBoard::new(&file.server.name);
+    let http_config = file.http.http_config(args.http).map(|mut c| {
+        if c.admin_token.is_some() {
+            // The admin frontends are wired to the runtime below; until then the page is read-only.
+            c.admin_token = None;
+        }
+        c
+    });
+    let http = http_config
+        .map(|c| fl_server::http::HttpServer::start(c, board.clone(), None))
+        .transpose()
+        .context("starting the status page ([http] bind / --http)")?;
     let metrics_path = args.metrics_json;
     let on_metrics: Option<fl_server::runtime::MetricsSink> =
         Some(Box::new(move |m: &fl_server::runtime::Metrics| {
             if let Ok(mut f) = facts.lock() {
                 f.player_count = m.peers.len().min(255) as u8;
             }
+            board.publish(m);
             if let Some(path) = &metrics_path
                 && let Err(e) = write_atomically(path, &m.to_json())
             {
@@ -462,6 +479,9 @@ fn run(args: Args) -> Result<()> {
         addr.ip(),
         addr.port(),
     );
+    if let Some(h) = &http {
+        println!("status page on http://{}/", h.local_addr());
+    }
     loop {
         match stop_rx.recv_timeout(Duration::from_millis(200)) {
             Ok(()) => {
@@ -484,6 +504,7 @@ fn run(args: Args) -> Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(handle);
+    drop(http);
     drop(discovery);
     Ok(())
 }

@@ -13,6 +13,8 @@ mod join;
 pub mod mission;
 mod mission_cycle;
 mod rewind;
+mod status;
+pub use status::PlayerLink;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::combat::{CombatSystem, Combatant};
