@@ -67,6 +67,14 @@ struct Args {
     /// [http] bind; e.g. 127.0.0.1:8080, port 0 = any free port).
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// Log format: `text` (default) or `json` (one object per line, for a log collector;
+    /// overrides FL_LOG_FORMAT).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_log_format)]
+    log_format: Option<fl_server::logging::LogFormat>,
+}
+
+fn parse_log_format(s: &str) -> Result<fl_server::logging::LogFormat, String> {
+    fl_server::logging::LogFormat::parse(s).ok_or_else(|| format!("{s:?} is not text or json"))
 }
 
 fn main() -> std::process::ExitCode {
@@ -83,7 +91,10 @@ fn main() -> std::process::ExitCode {
             }
         };
     }
-    fl_server::logging::init("info");
+    match args.log_format {
+        Some(f) => fl_server::logging::init_with("info", f),
+        None => fl_server::logging::init("info"),
+    }
     match run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
