@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod browser;
+
 pub use fl_fixtures::{Xvfb, wait_bounded};
 
 /// The name of the game's binary.
@@ -25,6 +27,17 @@ pub fn game_binary() -> PathBuf {
     if let Some(p) = std::env::var_os(GAME_BIN_VAR) {
         return PathBuf::from(p);
     }
+    built_binary(GAME, "fighters-legacy")
+}
+
+/// The dedicated server binary cargo built beside this test (`cargo test --workspace` builds
+/// it; for this crate alone run `cargo build -p fl-server` first).
+pub fn server_binary() -> PathBuf {
+    built_binary("fl-server", "fl-server")
+}
+
+/// `target/<profile>/<name>`, the binary of `package` that cargo built beside this test.
+fn built_binary(name: &str, package: &str) -> PathBuf {
     // target/<profile>/deps/<test>-<hash> → target/<profile>/fighters-legacy
     let exe = std::env::current_exe().unwrap_or_default();
     let profile_dir = exe
@@ -32,10 +45,10 @@ pub fn game_binary() -> PathBuf {
         .and_then(Path::parent)
         .map(Path::to_owned)
         .unwrap_or_default();
-    let bin = profile_dir.join(format!("{GAME}{}", std::env::consts::EXE_SUFFIX));
+    let bin = profile_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.exists(),
-        "the game binary is not built at {} (run `cargo build -p fighters-legacy`, or set {GAME_BIN_VAR})",
+        "{name} is not built at {} (run `cargo build -p {package}`)",
         bin.display()
     );
     bin

@@ -141,6 +141,17 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # beacon_interval_ms = 2000
 # query_enabled = false         # answer server-info queries (UDP)
 # query_port = 0                # 0 = game port + 1
+
+[http]
+# The operator's status page, its JSON API (/api/status) and Prometheus metrics (/metrics).
+# Off unless bind is set; keep it on loopback unless you know who can reach the port.
+# Command line: --http ADDR.
+# bind = ""                     # e.g. "127.0.0.1:8080"
+# admin_token = ""              # unlocks the admin commands on the page; empty = read-only
+# admin_max_failures = 5        # failed logins from one address before it is locked out
+# admin_lockout_s = 300.0
+# session_ttl_s = 3600.0        # an idle login expires after this
+# max_connections = 64          # HTTP connections served at once
 "#;
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -512,6 +523,55 @@ impl Default for DiscoverySection {
     }
 }
 
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct HttpSection {
+    /// Empty = off.
+    pub bind: String,
+    pub admin_token: String,
+    pub admin_max_failures: u32,
+    pub admin_lockout_s: f64,
+    pub session_ttl_s: f64,
+    pub max_connections: usize,
+}
+
+impl Default for HttpSection {
+    fn default() -> Self {
+        let d = crate::http::HttpConfig::default();
+        Self {
+            bind: String::new(),
+            admin_token: String::new(),
+            admin_max_failures: d.auth.max_failures,
+            admin_lockout_s: d.auth.lockout.as_secs_f64(),
+            session_ttl_s: d.auth.session_ttl.as_secs_f64(),
+            max_connections: d.max_connections,
+        }
+    }
+}
+
+impl HttpSection {
+    /// The endpoint's settings, or `None` when it is off (`bind` empty and no `--http`
+    /// address). `bind` was validated.
+    pub fn http_config(
+        &self,
+        bind_override: Option<std::net::SocketAddr>,
+    ) -> Option<crate::http::HttpConfig> {
+        let bind = bind_override.or_else(|| self.bind.trim().parse().ok())?;
+        let secs = |s: f64| Duration::from_secs_f64(s.max(0.0));
+        Some(crate::http::HttpConfig {
+            bind,
+            admin_token: Some(self.admin_token.clone()).filter(|t| !t.is_empty()),
+            auth: crate::http::AuthPolicy {
+                max_failures: self.admin_max_failures,
+                lockout: secs(self.admin_lockout_s),
+                session_ttl: secs(self.session_ttl_s),
+            },
+            max_connections: self.max_connections,
+            ..crate::http::HttpConfig::default()
+        })
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
@@ -526,6 +586,7 @@ pub struct FileConfig {
     pub content: ContentSection,
     pub mission: MissionSection,
     pub discovery: DiscoverySection,
+    pub http: HttpSection,
 }
 
 /// A loaded configuration and what the operator should know about it.
@@ -840,6 +901,27 @@ impl FileConfig {
             return Err(c.bad("admission.ban_file", "is longer than 4096 bytes".into()));
         }
 
+        let h = &self.http;
+        if !h.bind.trim().is_empty() && h.bind.trim().parse::<std::net::SocketAddr>().is_err() {
+            return Err(c.bad(
+                "http.bind",
+                format!(
+                    "must be an address and port such as \"127.0.0.1:8080\" (or empty = off), got {:?}",
+                    h.bind
+                ),
+            ));
+        }
+        c.int("http.admin_max_failures", h.admin_max_failures, 1, 1000)?;
+        c.float("http.admin_lockout_s", h.admin_lockout_s, 1.0, 86_400.0)?;
+        c.float("http.session_ttl_s", h.session_ttl_s, 60.0, 86_400.0)?;
+        c.int("http.max_connections", h.max_connections, 1, 4096)?;
+        if h.admin_token.len() > 256 || h.admin_token.chars().any(char::is_control) {
+            return Err(c.bad(
+                "http.admin_token",
+                "must be at most 256 bytes of printable text".into(),
+            ));
+        }
+
         let m = &self.mission;
         if crate::mission_director::OnEnd::from_config(&m.on_end).is_none() {
             return Err(c.bad(
@@ -1087,6 +1169,38 @@ mod tests {
     );
 
     const RANGES: &[Range] = &[
+        (
+            "http",
+            "admin_max_failures",
+            "1",
+            "1000",
+            Some("0"),
+            Some("1001"),
+        ),
+        (
+            "http",
+            "admin_lockout_s",
+            "1.0",
+            "86400.0",
+            Some("0.5"),
+            Some("86401.0"),
+        ),
+        (
+            "http",
+            "session_ttl_s",
+            "60.0",
+            "86400.0",
+            Some("59.0"),
+            Some("86401.0"),
+        ),
+        (
+            "http",
+            "max_connections",
+            "1",
+            "4096",
+            Some("0"),
+            Some("4097"),
+        ),
         (
             "discovery",
             "beacon_interval_ms",

@@ -7,6 +7,7 @@ pub mod ai_glue;
 pub mod combat;
 pub mod config_file;
 pub mod discovery;
+pub mod http;
 pub mod input;
 pub mod jitter;
 pub mod lagcomp;

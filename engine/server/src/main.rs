@@ -70,6 +70,18 @@ struct Args {
     /// closed or redirected stdin (systemd, nohup, `< /dev/null`) needs nothing.
     #[arg(long)]
     no_console: bool,
+    /// Serve the status page, its JSON API and Prometheus metrics on this address (overrides
+    /// [http] bind; e.g. 127.0.0.1:8080, port 0 = any free port).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// Log format: `text` (default) or `json` (one object per line, for a log collector;
+    /// overrides FL_LOG_FORMAT).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_log_format)]
+    log_format: Option<fl_server::logging::LogFormat>,
+}
+
+fn parse_log_format(s: &str) -> Result<fl_server::logging::LogFormat, String> {
+    fl_server::logging::LogFormat::parse(s).ok_or_else(|| format!("{s:?} is not text or json"))
 }
 
 fn main() -> std::process::ExitCode {
@@ -86,7 +98,10 @@ fn main() -> std::process::ExitCode {
             }
         };
     }
-    fl_server::logging::init("info");
+    match args.log_format {
+        Some(f) => fl_server::logging::init_with("info", f),
+        None => fl_server::logging::init("info"),
+    }
     match run(args) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -435,6 +450,9 @@ fn run(args: Args) -> Result<()> {
     if let Some(q) = discovery.query_addr() {
         tracing::info!("answering server queries on {q}");
     }
+    let board = fl_server::http::StatusBoard::new(&file.server.name);
+    let http_config = file.http.http_config(args.http);
+    let status_board = board.clone();
     let metrics_path = args.metrics_json;
     let on_metrics: Option<fl_server::runtime::MetricsSink> =
         Some(Box::new(move |m: &fl_server::runtime::Metrics| {
@@ -443,6 +461,7 @@ fn run(args: Args) -> Result<()> {
                 // The beacon and the query reply advertise a shutdown in progress.
                 f.set_shutdown(m.shutdown_seconds);
             }
+            board.publish(m);
             if let Some(path) = &metrics_path
                 && let Err(e) = write_atomically(path, &m.to_json())
             {
@@ -466,6 +485,14 @@ fn run(args: Args) -> Result<()> {
     )
     .context("starting the server thread")?;
 
+    let http = http_config
+        .map(|c| {
+            let exec = http_admin(handle.admin_client());
+            fl_server::http::HttpServer::start(c, status_board, Some(exec))
+        })
+        .transpose()
+        .context("starting the status page ([http] bind / --http)")?;
+
     let (stop_tx, stop_rx) = mpsc::channel();
     ctrlc::set_handler(move || {
         let _ = stop_tx.send(());
@@ -477,6 +504,9 @@ fn run(args: Args) -> Result<()> {
         addr.ip(),
         addr.port(),
     );
+    if let Some(h) = &http {
+        println!("status page on http://{}/", h.local_addr());
+    }
     if !args.no_console {
         stdin_console(handle.admin_client());
     }
@@ -506,6 +536,7 @@ fn run(args: Args) -> Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     }
     drop(handle);
+    drop(http);
     drop(discovery);
     Ok(())
 }
@@ -516,6 +547,18 @@ const MAX_CONSOLE_LINE: u64 = 4096;
 /// The stdin console: one admin command a line, each answer printed to stdout. Runs on its own
 /// thread and only waits on stdin and on the answer; at EOF (or a read error, or no stdin when
 /// daemonised) it ends quietly and the server keeps running.
+/// The status page's way to run admin commands: the same registry as every frontend, on the
+/// tick thread, waited for on the page's blocking thread only.
+fn http_admin(admin: AdminClient) -> fl_server::http::AdminExec {
+    Arc::new(
+        move |line: &str| match admin.run(line, Duration::from_secs(5)) {
+            Some(fl_server::admin::Outcome::Done(text)) => Ok(text),
+            Some(other) => Err(other.text().to_owned()),
+            None => Err("the server did not answer (stopping?)".to_owned()),
+        },
+    )
+}
+
 fn stdin_console(admin: AdminClient) {
     let spawned = std::thread::Builder::new()
         .name("fl-server-stdin".into())

@@ -56,6 +56,21 @@ pub struct PeerMetrics {
     pub throttle: f64,
 }
 
+/// One admitted participant as an operator sees it (the status page's `players[]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PlayerMetrics {
+    pub peer: u32,
+    pub callsign: String,
+    /// The faction's id.
+    pub team: String,
+    pub observer: bool,
+    pub ping_ms: f64,
+    /// The worse direction's recent loss, a fraction 0..=1.
+    pub loss: f64,
+    /// Kilobits per second sent to the player over the last metrics interval (all channels).
+    pub kbps: f64,
+}
+
 /// What the runtime reports. Serializes as the `--metrics-json` document (docs/server.md):
 /// the phase percentiles nest under `phases`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -70,6 +85,7 @@ pub struct Metrics {
     pub snapshots: Percentiles,
     pub load_factor: f64,
     pub peers: Vec<PeerMetrics>,
+    pub players: Vec<PlayerMetrics>,
     pub entities: usize,
     pub paused: bool,
     /// The world's simulation tick (stands still while paused).
@@ -91,6 +107,7 @@ struct MetricsDoc<'a> {
     world_tick: u64,
     phases: PhasesDoc<'a>,
     peers: &'a [PeerMetrics],
+    players: &'a [PlayerMetrics],
 }
 
 #[derive(Serialize)]
@@ -118,6 +135,7 @@ impl Serialize for Metrics {
                 snapshots: &self.snapshots,
             },
             peers: &self.peers,
+            players: &self.players,
         }
         .serialize(s)
     }
@@ -383,6 +401,7 @@ fn run(
     let mut last_publish = Instant::now();
     let mut last_bytes: std::collections::BTreeMap<u32, u64> = Default::default();
     let mut last_unix = 0;
+    let mut last_link_bytes: std::collections::BTreeMap<u32, u64> = Default::default();
     loop {
         // The wall clock the ban list expires by, handed over once a second.
         let unix = unix_now();
@@ -455,6 +474,23 @@ fn run(
                     }
                 })
                 .collect();
+            let links = server.player_links();
+            last_link_bytes.retain(|peer, _| links.iter().any(|l| l.peer == *peer));
+            let players = links
+                .into_iter()
+                .map(|l| {
+                    let before = last_link_bytes.insert(l.peer, l.bytes_sent).unwrap_or(0);
+                    PlayerMetrics {
+                        peer: l.peer,
+                        callsign: l.callsign,
+                        team: l.team,
+                        observer: l.observer,
+                        ping_ms: l.ping_ms,
+                        loss: l.loss,
+                        kbps: l.bytes_sent.saturating_sub(before) as f64 * 8.0 / 1000.0 / elapsed,
+                    }
+                })
+                .collect();
             let m = Metrics {
                 ticks,
                 dropped_ticks: dropped,
@@ -465,6 +501,7 @@ fn run(
                 snapshots: percentiles(&history.snapshots),
                 load_factor: server.load_factor(),
                 peers,
+                players,
                 entities: server.world().len(),
                 paused: server.is_paused(),
                 world_tick: server.world().tick(),
@@ -525,6 +562,15 @@ mod tests {
                 largest_packet: 1200,
                 throttle: 1.0,
             }],
+            players: vec![PlayerMetrics {
+                peer: 7,
+                callsign: "Viper".into(),
+                team: "blue".into(),
+                observer: false,
+                ping_ms: 35.5,
+                loss: 0.125,
+                kbps: 96.0,
+            }],
             entities: 4,
             paused: true,
             world_tick: 580,
@@ -547,9 +593,19 @@ mod tests {
                 "paused",
                 "world_tick",
                 "phases",
-                "peers"
+                "peers",
+                "players"
             ]
         );
+        let player = &v["players"][0];
+        assert_eq!(
+            keys(player),
+            [
+                "peer", "callsign", "team", "observer", "ping_ms", "loss", "kbps"
+            ]
+        );
+        assert_eq!(player["callsign"], "Viper");
+        assert_eq!(player["loss"], 0.125);
         assert_eq!(v["ticks"], 600);
         assert_eq!(v["dropped_ticks"], 2);
         assert_eq!(v["tick_hz"], 59.5);

@@ -14,6 +14,8 @@ mod join;
 pub mod mission;
 mod mission_cycle;
 mod rewind;
+mod status;
+pub use status::PlayerLink;
 
 pub use admin_ops::{PeerRow, SHUTDOWN_LAST_MINUTE_S, TickStats, shutdown_text};
 
