@@ -13,6 +13,9 @@ mod join;
 pub mod mission;
 mod mission_cycle;
 mod rewind;
+mod social;
+
+pub use social::SocialCounters;
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::combat::{CombatSystem, Combatant};
@@ -156,6 +159,8 @@ pub struct ServerConfig {
     /// Malformed packets a peer may send before it is dropped (token bucket burst; one token
     /// returns every [`MALFORMED_REFILL_TICKS`] ticks of the service clock).
     pub malformed_burst: u32,
+    /// Roster, chat, match, teams and reconnect (`[chat]`, `[match]`; docs/multiplayer.md).
+    pub social: crate::social::SocialConfig,
 }
 
 impl Default for ServerConfig {
@@ -197,6 +202,7 @@ impl Default for ServerConfig {
             respawn_delay_ticks: 180,
             operator_password: None,
             malformed_burst: 50,
+            social: crate::social::SocialConfig::default(),
         }
     }
 }
@@ -325,6 +331,8 @@ pub struct Server {
     combat: CombatSystem,
     /// The mission being run, if any (`server::mission`).
     mission: Option<mission::MissionRun>,
+    /// Roster, chat, match clock, teams, reconnect grace (`server::social`).
+    social: social::SocialState,
 }
 
 impl std::fmt::Debug for Server {
@@ -367,6 +375,10 @@ impl Server {
         cfg.world.planet_radius_m =
             fl_protocol::msg::handshake::planet_radius_on_wire(cfg.world.planet_radius_m);
         let mut s = Self {
+            social: social::SocialState::new(
+                cfg.social.clone(),
+                cfg.factions.iter().map(|f| f.index),
+            ),
             world: World::new(cfg.world.clone()),
             admission: Admission::new(cfg.admission.clone()),
             weather: Weather::new(cfg.weather.clone()),
@@ -661,6 +673,7 @@ impl Server {
         }
         self.handle_crashes_and_respawns();
         self.step_mission();
+        self.step_social();
         timings.world = t_world.elapsed();
 
         let t_snap = Instant::now();
@@ -715,6 +728,8 @@ impl Server {
     }
 
     fn on_disconnected(&mut self, peer: PeerId, reason: &DisconnectReason) {
+        // A dropped pilot (not a kicked one) may come back within the reconnect grace.
+        self.keep_grace(peer);
         if let Some(addr) = self.forget_peer(peer) {
             tracing::info!(peer, %addr, "disconnected: {reason}");
         }
@@ -722,6 +737,7 @@ impl Server {
 
     /// Removes a peer from the table, releases its per-IP slot and despawns its aircraft.
     fn forget_peer(&mut self, peer: PeerId) -> Option<SocketAddr> {
+        self.announce_leave(peer);
         let slot = self.peers.remove(&peer)?;
         self.admission.on_disconnect(slot.addr.ip());
         self.combat.forget_peer(peer);
@@ -832,6 +848,12 @@ impl Server {
                 }
             }
             (Message::Heartbeat(hb), _) if admitted => self.on_heartbeat(peer, &hb, now),
+            (Message::Chat(chat), Channel::Reliable) if admitted => {
+                self.on_chat(peer, &chat, payload)
+            }
+            (Message::TeamRequest(req), Channel::Reliable) if admitted => {
+                self.on_team_request(peer, req.faction_index)
+            }
             (Message::AdminCommand(cmd), Channel::Reliable) => self.on_admin(peer, &cmd),
             (other, _) => {
                 tracing::trace!(peer, id = ?other.id(), admitted, "message ignored");
