@@ -137,7 +137,7 @@ impl Server {
     pub(super) fn admit(&mut self, peer: PeerId, join: JoinRequest) -> Result<(), Refusal> {
         // A reconnecting pilot's grace record (faction, callsign, tallies, mission slot), or
         // the match cap; the callsign made unique either way.
-        let plan = self.plan_join(peer, join.role, &join.callsign, join.identity.as_deref())?;
+        let plan = self.plan_join(join.role, &join.callsign, join.identity.as_deref())?;
         let faction = plan.faction.unwrap_or_else(|| self.pick_faction());
         let callsign = plan.callsign;
         let mut admitted = Admitted {

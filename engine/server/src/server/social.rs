@@ -16,7 +16,7 @@ use crate::pool::EntityId;
 use crate::social::{
     ChatBucket, ChatLine, ChatLog, GraceBook, GraceRecord, MatchClock, SCOREBOARD_EVERY_TICKS,
     SocialConfig, TEAM_REQUEST_COOLDOWN_TICKS, censor, match_full, sanitize_callsign,
-    sanitize_chat, switch_keeps_balance, unique_callsign,
+    sanitize_chat, switch_keeps_balance, unique_callsign, unique_callsign_from,
 };
 use crate::world::{Body, Pilot};
 use fl_net::{Channel, PeerId};
@@ -28,7 +28,7 @@ use fl_protocol::msg::social::{
     ROSTER_FLAG_LEAVE, Scoreboard, ScoreboardRow,
 };
 use fl_protocol::tlv::Extensions;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Most entries (roster) or rows (scoreboard) one message carries (its count is a byte).
 const MAX_PER_MESSAGE: usize = u8::MAX as usize;
@@ -226,14 +226,14 @@ impl Server {
     /// The social side of a join: a grace record given back for a known identity, or the
     /// match cap checked; the callsign made unique.
     pub(super) fn plan_join(
-        &mut self,
-        peer: PeerId,
+        &self,
         role: PeerRole,
         callsign: &str,
         identity: Option<&str>,
     ) -> Result<JoinPlan, Refusal> {
         let now = self.world.tick();
-        let restored = identity.and_then(|id| self.social.grace.take(id, now));
+        // Only looked at here: the record is used up when the admission succeeds.
+        let restored = identity.and_then(|id| self.social.grace.peek(id, now).cloned());
         if restored.is_none() && role == PeerRole::Pilot {
             let counts = self.team_counts(None);
             if match_full(&counts, self.social.cfg.max_per_team) {
@@ -246,7 +246,8 @@ impl Server {
         let wanted = restored
             .as_ref()
             .map_or_else(|| sanitize_callsign(callsign), |r| r.callsign.clone());
-        let callsign = self.unique_name(&wanted, Some(peer));
+        // The joiner is not admitted yet, so its own name is not in the way.
+        let callsign = self.unique_name(&wanted);
         let faction = restored
             .as_ref()
             .map(|r| r.faction)
@@ -266,6 +267,9 @@ impl Server {
         identity: Option<String>,
         restored: Option<GraceRecord>,
     ) {
+        if let Some(id) = &identity {
+            self.social.grace.take(id, 0);
+        }
         let bucket = ChatBucket::full(&self.social.cfg.chat, self.service_ticks);
         self.social.peers.insert(
             peer,
@@ -632,6 +636,8 @@ impl Server {
                 ));
             }
         }
+        let mut taken = self.taken_names();
+        let mut next_suffix: BTreeMap<String, u32> = BTreeMap::new();
         for (id, (faction, type_index)) in live {
             if self.social.bots.contains_key(&id) {
                 continue;
@@ -642,7 +648,12 @@ impl Server {
                     |t| t.id.rsplit(':').next().unwrap_or("AI").to_owned(),
                 )
             });
-            let callsign = self.unique_name(&sanitize_callsign(&base), None);
+            let base = sanitize_callsign(&base);
+            let first = next_suffix.get(&base).copied().unwrap_or(2);
+            let (callsign, next) =
+                unique_callsign_from(&base, first, |n| taken.contains(&n.to_lowercase()));
+            taken.insert(callsign.to_lowercase());
+            next_suffix.insert(base, next);
             let n = self.social.next_bot;
             self.social.next_bot =
                 n.wrapping_add(1) % (ids::NO_OWNING_PEER - ids::BOT_PARTICIPANT_BASE);
@@ -670,20 +681,19 @@ impl Server {
 
     // ---- messages ------------------------------------------------------------------------------
 
-    /// `base` made unique among admitted peers (but `me`) and bots.
-    fn unique_name(&self, base: &str, me: Option<PeerId>) -> String {
-        unique_callsign(base, |name| {
-            self.peers.iter().any(|(&p, s)| {
-                Some(p) != me
-                    && s.admitted
-                        .as_ref()
-                        .is_some_and(|a| a.callsign.eq_ignore_ascii_case(name))
-            }) || self
-                .social
-                .bots
-                .values()
-                .any(|b| b.callsign.eq_ignore_ascii_case(name))
-        })
+    /// Every callsign in use (admitted peers and bots), lowercased.
+    fn taken_names(&self) -> BTreeSet<String> {
+        self.peers
+            .values()
+            .filter_map(|s| s.admitted.as_ref().map(|a| a.callsign.to_lowercase()))
+            .chain(self.social.bots.values().map(|b| b.callsign.to_lowercase()))
+            .collect()
+    }
+
+    /// `base` made unique among admitted peers and bots (case-insensitively).
+    fn unique_name(&self, base: &str) -> String {
+        let taken = self.taken_names();
+        unique_callsign(base, |n| taken.contains(&n.to_lowercase()))
     }
 
     fn match_state_msg(&self) -> MatchState {

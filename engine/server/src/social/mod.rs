@@ -58,16 +58,23 @@ pub fn sanitize_callsign(raw: &str) -> String {
 /// `base` if nobody has it, else `base (2)`, `base (3)`, … (the base cut so the whole stays
 /// within [`MAX_CALLSIGN_BYTES`]). Names compare case-insensitively.
 pub fn unique_callsign(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    unique_callsign_from(base, 2, taken).0
+}
+
+/// [`unique_callsign`] trying suffixes from `first` on (a caller naming many participants
+/// after one base passes the next suffix back, so naming n of them is not quadratic). Returns
+/// the name and the suffix after the one used.
+pub fn unique_callsign_from(base: &str, first: u32, taken: impl Fn(&str) -> bool) -> (String, u32) {
     let free = |name: &str| !taken(name);
-    if free(base) {
-        return base.to_owned();
+    if first <= 2 && free(base) {
+        return (base.to_owned(), 2);
     }
-    for n in 2u32.. {
+    for n in first.max(2).. {
         let suffix = format!(" ({n})");
         let stem = truncate_utf8(base, MAX_CALLSIGN_BYTES.saturating_sub(suffix.len())).trim_end();
         let name = format!("{stem}{suffix}");
         if free(&name) {
-            return name;
+            return (name, n.saturating_add(1));
         }
     }
     unreachable!("u32 suffixes outnumber any peer table")
@@ -478,6 +485,11 @@ impl GraceBook {
         self.records.insert(identity, record);
     }
 
+    /// The record of `identity` if it is still good at world tick `now` (left in place).
+    pub fn peek(&self, identity: &str, now: u64) -> Option<&GraceRecord> {
+        self.records.get(identity).filter(|r| now < r.expires)
+    }
+
     /// The record of `identity` if it is still good at world tick `now` (removed either way).
     pub fn take(&mut self, identity: &str, now: u64) -> Option<GraceRecord> {
         self.records.remove(identity).filter(|r| now < r.expires)
@@ -531,6 +543,11 @@ mod tests {
         let is_taken = |n: &str| taken.iter().any(|t| t.eq_ignore_ascii_case(n));
         assert_eq!(unique_callsign("Ghost", is_taken), "Ghost");
         assert_eq!(unique_callsign("Viper", is_taken), "Viper (3)");
+        // Naming many after one base continues from the suffix handed back.
+        let (n, next) = unique_callsign_from("Viper", 2, is_taken);
+        assert_eq!((n.as_str(), next), ("Viper (3)", 4));
+        let (n, _) = unique_callsign_from("Viper", next, is_taken);
+        assert_eq!(n, "Viper (4)");
         let long = "x".repeat(31);
         let u = unique_callsign(&long, |n| n == long);
         assert_eq!(u.len(), 31);
