@@ -729,3 +729,60 @@ fn bots_join_the_roster_and_the_scoreboard_and_leave_it() {
             .any(|e| e.participant_id == entry.participant_id && e.flags & ROSTER_FLAG_LEAVE != 0)
     );
 }
+
+/// Joins from 127.0.0.`n` as a pilot reporting the fixture pack, with identity `id`.
+fn join_with_pack(h: &mut Harness, n: u8, callsign: &str, id: Option<&str>) -> TestClient {
+    let mut c = h.connect(ip(n), LinkConfig::default());
+    h.run(3, &mut [&mut c]);
+    let req = ConnectRequest {
+        requested_role: PeerRole::Pilot,
+        protocol_version: PROTOCOL_VERSION,
+        callsign: callsign.into(),
+        packs: vec![fl_protocol::msg::handshake::PackManifestEntry {
+            id: "fl-base-pack".into(),
+            version: "0.1.0".into(),
+            content_hash: [0; 32],
+        }],
+        ..Default::default()
+    };
+    let ext = id.map_or_else(Extensions::new, identity);
+    c.send_raw(
+        Channel::Reliable,
+        &Message::from(req).encode_with(&ext).expect("encodes"),
+    );
+    h.run(10, &mut [&mut c]);
+    assert!(c.admitted().is_some(), "admitted: {:?}", c.refusal());
+    c
+}
+
+#[test]
+fn a_reconnecting_pilot_gets_its_mission_slot_back_and_nobody_takes_it_meanwhile() {
+    let Some(content) = common::fixture_content("reconnect into a mission slot") else {
+        return;
+    };
+    let checked = content
+        .load_mission("fl-base-pack:f5e_gunnery")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let types = fl_server::types::TypeRegistry::from_content(&content, 1);
+    let mut h = Harness::with_types(14, ServerConfig::default(), types);
+    h.server.start_mission(&checked, 1).expect("starts");
+    let mut v = join_with_pack(&mut h, 1, "Viper", Some("guid-m"));
+    let slot_entity = h.server.mission_entity("player1").expect("bound");
+    assert_eq!(own(&v), slot_entity);
+    let side = h.server.faction_of(peer_id(&v));
+    v.transport.disconnect("dropped");
+    h.run(10, &mut []);
+    assert_eq!(h.server.grace_records(), 1);
+    // Another pilot joins meanwhile: the slot is kept, so it flies the default type.
+    let x = join_with_pack(&mut h, 2, "Other", None);
+    assert!(h.server.mission_entity("player1").is_none(), "still free");
+    assert_ne!(
+        h.server.world().get(own(&x)).map(|e| e.type_index),
+        h.server.world().get(slot_entity).map(|e| e.type_index),
+    );
+    let v2 = join_with_pack(&mut h, 3, "Whoever", Some("guid-m"));
+    let back = h.server.mission_entity("player1").expect("bound again");
+    assert_eq!(own(&v2), back);
+    assert_eq!(h.server.faction_of(peer_id(&v2)), side);
+    assert_eq!(h.server.callsign_of(peer_id(&v2)), Some("Viper"));
+}
