@@ -786,3 +786,25 @@ fn a_reconnecting_pilot_gets_its_mission_slot_back_and_nobody_takes_it_meanwhile
     assert_eq!(h.server.faction_of(peer_id(&v2)), side);
     assert_eq!(h.server.callsign_of(peer_id(&v2)), Some("Viper"));
 }
+
+#[test]
+fn a_pilot_seated_in_a_new_mission_run_is_upserted_with_the_slots_side() {
+    let Some(content) = common::fixture_content("roster upsert on a mission seat") else {
+        return;
+    };
+    let checked = content
+        .load_mission("fl-base-pack:f5e_gunnery")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let types = fl_server::types::TypeRegistry::from_content(&content, 1);
+    let mut h = Harness::with_types(15, ServerConfig::default(), types);
+    let mut v = join_with_pack(&mut h, 1, "Viper", None);
+    let pv = peer_id(&v);
+    h.server.start_mission(&checked, 1).expect("starts");
+    v.messages.clear();
+    assert_eq!(h.server.seat_pilots_in_mission(), 1);
+    h.run(3, &mut [&mut v]);
+    let side = h.server.faction_of(pv).expect("admitted");
+    let up = roster(&v);
+    assert_eq!(up.len(), 1);
+    assert_eq!((up[0].participant_id, up[0].faction_index), (pv, side));
+}

@@ -316,6 +316,15 @@ impl Server {
         self.route_chat(ids::NO_OWNING_PEER, ChatChannel::All, None, line);
     }
 
+    /// A peer's roster entry (its faction or role changed) to every admitted peer.
+    pub(super) fn announce_roster_change(&mut self, peer: PeerId) {
+        let Some(a) = self.peers.get(&peer).and_then(|s| s.admitted.as_ref()) else {
+            return;
+        };
+        let e = entry(peer, a.faction, a.role, 0, &a.callsign);
+        self.send_roster_to_all_but(None, vec![e]);
+    }
+
     /// A peer that dropped (not kicked): its grace record, when it sent an identity.
     pub(super) fn keep_grace(&mut self, peer: PeerId) {
         let grace = self.social.cfg.reconnect_grace_ticks;
@@ -520,7 +529,7 @@ impl Server {
             // The respawn sends the ack with the new aircraft.
             ack_now = false;
         }
-        let (role, callsign) = (a.role, a.callsign.clone());
+        let callsign = a.callsign.clone();
         self.social.counters.team_switches += 1;
         if ack_now {
             self.send_connect_ack(peer);
@@ -532,7 +541,7 @@ impl Server {
             .find(|f| f.index == faction)
             .map_or_else(|| faction.to_string(), |f| f.name.clone());
         tracing::info!(peer, faction, "team switch");
-        self.send_roster_to_all_but(None, vec![entry(peer, faction, role, 0, &callsign)]);
+        self.announce_roster_change(peer);
         self.route_chat(
             ids::NO_OWNING_PEER,
             ChatChannel::All,
