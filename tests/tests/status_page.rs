@@ -2,7 +2,7 @@
 //! with `--http 127.0.0.1:0`, a real Chromium driven over the DevTools protocol as an operator
 //! would use the page — it loads and shows the server, its plots grow as the server publishes,
 //! an admin command is refused before a login (and a wrong token is refused), and works after
-//! it. Loopback only; both processes are ended through their own handles.
+//! it; an operator's `say` line shows in the page's recent chat. Loopback only; both processes are ended through their own handles.
 //!
 //! Without Chromium (`./dev deps` installs it) the test records a skip.
 
@@ -130,6 +130,20 @@ fn the_status_page_loads_updates_and_runs_admin_commands_only_after_login() {
             Duration::from_secs(15)
         ),
         "the page does not show the pause"
+    );
+
+    // `say` from the page: the line is chat, and the page's recent chat shows it.
+    b.eval(
+        "document.getElementById('command').value = 'say hello from the page'; \
+         document.getElementById('run').click(); true",
+    );
+    assert!(
+        b.wait_until(
+            "document.getElementById('chat').textContent.includes('* hello from the page')",
+            Duration::from_secs(15)
+        ),
+        "the operator's line is not in the page's chat: {}",
+        b.eval("document.getElementById('chat').textContent")
     );
 
     let png = b.screenshot();

@@ -135,6 +135,22 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # on_end = "restart"            # when it ends: "restart" it, "rotate" to the next, or "stop" it
 # end_delay_s = 10.0            # seconds between the end (everyone sees the result) and on_end
 
+[chat]
+# rate_per_s = 1.0              # chat lines a player may send per second, sustained
+# burst = 5                     # and at once; lines beyond are dropped silently
+# blocked_words = []            # whole words (case-insensitive) shown as *** in chat
+
+[match]
+# mode = "sandbox"              # "sandbox": one untimed match forever (team scores still count);
+#                               # "team_deathmatch": Warmup, Active, Ending, PostMatch, again
+# score_limit = 20              # team score that ends a team_deathmatch; 0 = none
+# time_limit_s = 900.0          # length of its Active phase; 0 = untimed
+# warmup_s = 30.0               # kills do not score during the warmup; 0 = none
+# post_match_s = 20.0           # results shown before the next warmup
+# max_per_team = 0              # pilots per team; a join when every team is full is refused
+# max_team_imbalance = 1        # a team switch may leave the target team this much larger
+# reconnect_grace_s = 60.0      # a dropped pilot gets team, score and name back; 0 = off
+
 [discovery]
 # beacon_enabled = false        # LAN presence broadcasts (UDP, outside the game transport)
 # beacon_target = "255.255.255.255:4780"
@@ -549,6 +565,25 @@ impl Default for HttpSection {
     }
 }
 
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct ChatSection {
+    pub rate_per_s: f64,
+    pub burst: u32,
+    pub blocked_words: Vec<String>,
+}
+
+impl Default for ChatSection {
+    fn default() -> Self {
+        let c = crate::social::ChatConfig::default();
+        Self {
+            rate_per_s: c.rate_per_s,
+            burst: c.burst,
+            blocked_words: c.blocked_words,
+        }
+    }
+}
+
 impl HttpSection {
     /// The endpoint's settings, or `None` when it is off (`bind` empty and no `--http`
     /// address). `bind` was validated.
@@ -572,6 +607,37 @@ impl HttpSection {
     }
 }
 
+/// Longest blocked word, bytes.
+pub const MAX_BLOCKED_WORD_BYTES: usize = 32;
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct MatchSection {
+    pub mode: String,
+    pub score_limit: u16,
+    pub time_limit_s: f64,
+    pub warmup_s: f64,
+    pub post_match_s: f64,
+    pub max_per_team: u32,
+    pub max_team_imbalance: u32,
+    pub reconnect_grace_s: f64,
+}
+
+impl Default for MatchSection {
+    fn default() -> Self {
+        Self {
+            mode: "sandbox".into(),
+            score_limit: 20,
+            time_limit_s: 900.0,
+            warmup_s: 30.0,
+            post_match_s: 20.0,
+            max_per_team: 0,
+            max_team_imbalance: 1,
+            reconnect_grace_s: 60.0,
+        }
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(default)]
@@ -585,6 +651,9 @@ pub struct FileConfig {
     pub weather: WeatherSection,
     pub content: ContentSection,
     pub mission: MissionSection,
+    pub chat: ChatSection,
+    #[serde(rename = "match")]
+    pub match_: MatchSection,
     pub discovery: DiscoverySection,
     pub http: HttpSection,
 }
@@ -921,6 +990,48 @@ impl FileConfig {
                 "must be at most 256 bytes of printable text".into(),
             ));
         }
+        let ch = &self.chat;
+        c.float("chat.rate_per_s", ch.rate_per_s, 0.1, 50.0)?;
+        c.int("chat.burst", ch.burst, 1, 100)?;
+        if ch.blocked_words.len() > crate::social::MAX_BLOCKED_WORDS {
+            return Err(c.bad(
+                "chat.blocked_words",
+                format!(
+                    "has {} words; at most {}",
+                    ch.blocked_words.len(),
+                    crate::social::MAX_BLOCKED_WORDS
+                ),
+            ));
+        }
+        if let Some(w) = ch.blocked_words.iter().find(|w| {
+            w.is_empty()
+                || w.len() > MAX_BLOCKED_WORD_BYTES
+                || !w.chars().all(char::is_alphanumeric)
+        }) {
+            return Err(c.bad(
+                "chat.blocked_words",
+                format!(
+                    "{w:?} is not a word (1 to {MAX_BLOCKED_WORD_BYTES} bytes of letters and digits)"
+                ),
+            ));
+        }
+        let mt = &self.match_;
+        if !matches!(mt.mode.as_str(), "sandbox" | "team_deathmatch") {
+            return Err(c.bad(
+                "match.mode",
+                format!(
+                    "must be \"sandbox\" or \"team_deathmatch\", got {:?}",
+                    mt.mode
+                ),
+            ));
+        }
+        c.int("match.score_limit", mt.score_limit, 0, 10_000)?;
+        c.float("match.time_limit_s", mt.time_limit_s, 0.0, 86_400.0)?;
+        c.float("match.warmup_s", mt.warmup_s, 0.0, 3600.0)?;
+        c.float("match.post_match_s", mt.post_match_s, 0.0, 3600.0)?;
+        c.int("match.max_per_team", mt.max_per_team, 0, 1000)?;
+        c.int("match.max_team_imbalance", mt.max_team_imbalance, 0, 1000)?;
+        c.float("match.reconnect_grace_s", mt.reconnect_grace_s, 0.0, 3600.0)?;
 
         let m = &self.mission;
         if crate::mission_director::OnEnd::from_config(&m.on_end).is_none() {
@@ -1041,6 +1152,23 @@ impl FileConfig {
             start_hour: wx.start_hour,
             time_scale: wx.time_scale,
             ..WeatherConfig::default()
+        };
+        let mt = &self.match_;
+        cfg.social = crate::social::SocialConfig {
+            chat: crate::social::ChatConfig {
+                rate_per_s: self.chat.rate_per_s,
+                burst: self.chat.burst,
+                blocked_words: self.chat.blocked_words.clone(),
+            },
+            rules: (mt.mode == "team_deathmatch").then(|| crate::social::MatchRules {
+                score_limit: mt.score_limit,
+                time_limit_ticks: secs(mt.time_limit_s),
+                warmup_ticks: secs(mt.warmup_s),
+                post_match_ticks: secs(mt.post_match_s),
+            }),
+            max_per_team: mt.max_per_team,
+            max_team_imbalance: mt.max_team_imbalance,
+            reconnect_grace_ticks: secs(mt.reconnect_grace_s),
         };
         cfg
     }
@@ -1395,6 +1523,57 @@ mod tests {
             Some("-0.5"),
             Some("3600.5"),
         ),
+        (
+            "chat",
+            "rate_per_s",
+            "0.1",
+            "50.0",
+            Some("0.05"),
+            Some("50.5"),
+        ),
+        ("chat", "burst", "1", "100", Some("0"), Some("101")),
+        ("match", "score_limit", "0", "10000", None, Some("10001")),
+        (
+            "match",
+            "time_limit_s",
+            "0.0",
+            "86400.0",
+            Some("-1.0"),
+            Some("86401.0"),
+        ),
+        (
+            "match",
+            "warmup_s",
+            "0.0",
+            "3600.0",
+            Some("-1.0"),
+            Some("3601.0"),
+        ),
+        (
+            "match",
+            "post_match_s",
+            "0.0",
+            "3600.0",
+            Some("-1.0"),
+            Some("3601.0"),
+        ),
+        ("match", "max_per_team", "0", "1000", None, Some("1001")),
+        (
+            "match",
+            "max_team_imbalance",
+            "0",
+            "1000",
+            None,
+            Some("1001"),
+        ),
+        (
+            "match",
+            "reconnect_grace_s",
+            "0.0",
+            "3600.0",
+            Some("-1.0"),
+            Some("3601.0"),
+        ),
     ];
 
     #[test]
@@ -1545,6 +1724,43 @@ mod tests {
                 .bans
                 .contains(&"10.0.0.1".parse::<IpAddr>().expect("ip"))
         );
+    }
+
+    #[test]
+    fn the_chat_and_match_sections_map_onto_the_social_config() {
+        let (cfg, _) = parse(Path::new("s.toml"), "").expect("parses");
+        let social = cfg.server_config().social;
+        assert_eq!(social.rules, None, "no [match]: the sandbox");
+        assert_eq!(social.reconnect_grace_ticks, 3600);
+        let (cfg, unknown) = parse(
+            Path::new("s.toml"),
+            "[chat]\nrate_per_s = 2.0\nburst = 3\nblocked_words = [\"darn\"]\n\
+             [match]\nmode = \"team_deathmatch\"\nscore_limit = 5\ntime_limit_s = 60.0\n\
+             warmup_s = 0.0\npost_match_s = 1.0\nmax_per_team = 4\nmax_team_imbalance = 2\n\
+             reconnect_grace_s = 0.0\n",
+        )
+        .expect("parses");
+        assert!(unknown.is_empty(), "{unknown:?}");
+        let social = cfg.server_config().social;
+        assert_eq!(social.chat.burst, 3);
+        assert_eq!(social.chat.blocked_words, vec!["darn".to_owned()]);
+        assert_eq!(
+            social.rules,
+            Some(crate::social::MatchRules {
+                score_limit: 5,
+                time_limit_ticks: 3600,
+                warmup_ticks: 0,
+                post_match_ticks: 60,
+            })
+        );
+        assert_eq!((social.max_per_team, social.max_team_imbalance), (4, 2));
+        assert_eq!(social.reconnect_grace_ticks, 0);
+        let e = parse_err("[match]\nmode = \"ctf\"\n");
+        assert!(e.contains("match.mode"), "{e}");
+        let e = parse_err("[chat]\nblocked_words = [\"two words\"]\n");
+        assert!(e.contains("chat.blocked_words"), "{e}");
+        let e = parse_err("[chat]\nblocked_words = [\"\"]\n");
+        assert!(e.contains("chat.blocked_words"), "{e}");
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod pool;
 pub mod runtime;
 pub mod server;
 pub mod snapshot;
+pub mod social;
 pub mod spatial;
 pub mod stats;
 pub mod terrain_match;

@@ -86,6 +86,10 @@ pub struct Metrics {
     pub load_factor: f64,
     pub peers: Vec<PeerMetrics>,
     pub players: Vec<PlayerMetrics>,
+    /// The server's recent chat lines and kills, oldest first (for the status page; not in the
+    /// JSON document).
+    pub recent_chat: Vec<crate::social::ChatLine>,
+    pub recent_kills: Vec<crate::server::KillLine>,
     pub entities: usize,
     pub paused: bool,
     /// The world's simulation tick (stands still while paused).
@@ -502,6 +506,8 @@ fn run(
                 load_factor: server.load_factor(),
                 peers,
                 players,
+                recent_chat: server.recent_chat().cloned().collect(),
+                recent_kills: server.recent_kills().cloned().collect(),
                 entities: server.world().len(),
                 paused: server.is_paused(),
                 world_tick: server.world().tick(),
@@ -571,6 +577,8 @@ mod tests {
                 loss: 0.125,
                 kbps: 96.0,
             }],
+            recent_chat: Vec::new(),
+            recent_kills: Vec::new(),
             entities: 4,
             paused: true,
             world_tick: 580,

@@ -18,6 +18,9 @@ mod status;
 pub use status::PlayerLink;
 
 pub use admin_ops::{PeerRow, SHUTDOWN_LAST_MINUTE_S, TickStats, shutdown_text};
+mod social;
+
+pub use social::{KillLine, SocialCounters};
 
 use crate::admission::{Admission, AdmissionConfig, Refusal};
 use crate::combat::{CombatSystem, Combatant};
@@ -163,6 +166,8 @@ pub struct ServerConfig {
     pub malformed_burst: u32,
     /// Seconds between shutdown countdown notices (`[shutdown] warning_interval_s`).
     pub shutdown_warning_interval_s: u32,
+    /// Roster, chat, match, teams and reconnect (`[chat]`, `[match]`; docs/multiplayer.md).
+    pub social: crate::social::SocialConfig,
 }
 
 impl Default for ServerConfig {
@@ -205,6 +210,7 @@ impl Default for ServerConfig {
             operator_password: None,
             malformed_burst: 50,
             shutdown_warning_interval_s: 300,
+            social: crate::social::SocialConfig::default(),
         }
     }
 }
@@ -345,6 +351,8 @@ pub struct Server {
     mission_request: Option<String>,
     /// The missions the director can switch to (set by it; empty = no director).
     mission_choices: Vec<String>,
+    /// Roster, chat, match clock, teams, reconnect grace (`server::social`).
+    social: social::SocialState,
 }
 
 impl std::fmt::Debug for Server {
@@ -387,6 +395,10 @@ impl Server {
         cfg.world.planet_radius_m =
             fl_protocol::msg::handshake::planet_radius_on_wire(cfg.world.planet_radius_m);
         let mut s = Self {
+            social: social::SocialState::new(
+                cfg.social.clone(),
+                cfg.factions.iter().map(|f| f.index),
+            ),
             world: World::new(cfg.world.clone()),
             admission: Admission::new(cfg.admission.clone()),
             weather: Weather::new(cfg.weather.clone()),
@@ -689,6 +701,7 @@ impl Server {
         }
         self.handle_crashes_and_respawns();
         self.step_mission();
+        self.step_social();
         timings.world = t_world.elapsed();
 
         let t_snap = Instant::now();
@@ -744,6 +757,8 @@ impl Server {
     }
 
     fn on_disconnected(&mut self, peer: PeerId, reason: &DisconnectReason) {
+        // A dropped pilot (not a kicked one) may come back within the reconnect grace.
+        self.keep_grace(peer);
         if let Some(addr) = self.forget_peer(peer) {
             tracing::info!(peer, %addr, "disconnected: {reason}");
         }
@@ -751,6 +766,7 @@ impl Server {
 
     /// Removes a peer from the table, releases its per-IP slot and despawns its aircraft.
     fn forget_peer(&mut self, peer: PeerId) -> Option<SocketAddr> {
+        self.announce_leave(peer);
         let slot = self.peers.remove(&peer)?;
         self.admission.on_disconnect(slot.addr.ip());
         self.combat.forget_peer(peer);
@@ -861,6 +877,12 @@ impl Server {
                 }
             }
             (Message::Heartbeat(hb), _) if admitted => self.on_heartbeat(peer, &hb, now),
+            (Message::Chat(chat), Channel::Reliable) if admitted => {
+                self.on_chat(peer, &chat, payload)
+            }
+            (Message::TeamRequest(req), Channel::Reliable) if admitted => {
+                self.on_team_request(peer, req.faction_index)
+            }
             (Message::AdminCommand(cmd), Channel::Reliable) => self.on_admin(peer, &cmd),
             (other, _) => {
                 tracing::trace!(peer, id = ?other.id(), admitted, "message ignored");

@@ -113,7 +113,8 @@ fn every_command_and_its_refusals() {
 
     let peers = admin.ask(&mut h, &mut others, "peers");
     assert!(peers.contains("2 peer(s)"), "{peers}");
-    assert!(peers.contains("tester 127.0.0.2:"), "{peers}");
+    // Callsigns are unique (the second "tester" is "tester (2)"), spaces shown as `_`.
+    assert!(peers.contains("tester_(2) 127.0.0.2:"), "{peers}");
     assert!(peers.contains(" pilot "), "{peers}");
 
     let ts = admin.ask(&mut h, &mut others, "tickstats");
@@ -178,11 +179,33 @@ fn every_command_and_its_refusals() {
         "aliases"
     );
 
-    // Chat commands answer that chat is not built in yet.
-    for line in ["say hello", "mute 2", "unmute 2"] {
-        let answer = admin.ask(&mut h, &mut others, line);
-        assert!(answer.contains("no chat yet"), "{line}: {answer}");
-    }
+    // say: a system line (no sender) reaches the other peers; mute / unmute one peer.
+    assert_eq!(
+        admin.ask(&mut h, &mut others, "say restart at 20:00"),
+        "said: restart at 20:00"
+    );
+    let heard = others[0].messages.iter().any(|p| {
+        matches!(&p.message, Message::ChatEvent(e)
+            if e.sender_peer_id == fl_protocol::enums::ids::NO_OWNING_PEER
+                && e.text == "restart at 20:00")
+    });
+    assert!(heard, "the other peer heard the operator's line");
+    let victim_peer = h.server.peers_at(ip(2))[0];
+    assert_eq!(
+        admin.ask(&mut h, &mut others, &format!("mute {victim_peer}")),
+        format!("muted peer {victim_peer}")
+    );
+    assert!(h.server.is_chat_muted(victim_peer));
+    assert_eq!(
+        admin.ask(&mut h, &mut others, &format!("unmute {victim_peer}")),
+        format!("unmuted peer {victim_peer}")
+    );
+    assert!(!h.server.is_chat_muted(victim_peer));
+    assert!(
+        admin
+            .ask(&mut h, &mut others, "mute 999")
+            .contains("no peer 999")
+    );
 
     // pause / resume.
     assert_eq!(admin.ask(&mut h, &mut others, "pause"), "paused");

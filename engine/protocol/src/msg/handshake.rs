@@ -37,7 +37,7 @@ wire_struct! {
         @6 reserved pad 2;
         /// Type id to fly; empty = the server's default.
         @8 requestedEntityType requested_entity_type: FixedStr<64>;
-        /// Display callsign; the server sanitises it (empty → `Pilot-<peerId>`).
+        /// Display callsign; the server sanitises it (empty → `Pilot`) and makes it unique.
         @72 callsign callsign: FixedStr<32>;
     }
     extra {

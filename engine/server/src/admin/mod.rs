@@ -25,16 +25,13 @@ pub enum Outcome {
     Done(String),
     /// Refused: unknown command, bad arguments (with usage), no such peer or entity, …
     Refused(String),
-    /// A chat command (`say`, `mute`, `unmute`) on a server built without chat. The lead wires
-    /// chat in [`chat_say`] / [`chat_mute`]; until then this is the answer.
-    NeedsChat(String),
 }
 
 impl Outcome {
     /// The text a frontend shows.
     pub fn text(&self) -> &str {
         match self {
-            Outcome::Done(t) | Outcome::Refused(t) | Outcome::NeedsChat(t) => t,
+            Outcome::Done(t) | Outcome::Refused(t) => t,
         }
     }
 
@@ -154,17 +151,23 @@ pub fn run(server: &mut Server, cmd: AdminCmd) -> Outcome {
     }
 }
 
-/// `say`. LEAD: once chat is merged, replace the body with
-/// `server.system_chat(text); Outcome::Done(format!("said: {text}"))`.
-pub fn chat_say(_server: &mut Server, _text: &str) -> Outcome {
-    Outcome::NeedsChat("say: this server has no chat yet".into())
+/// `say`: a system chat line (no sender name) to every peer in the game.
+fn chat_say(server: &mut Server, text: &str) -> Outcome {
+    server.system_chat(text);
+    Outcome::Done(format!("said: {text}"))
 }
 
-/// `mute` / `unmute`. LEAD: once chat is merged, replace the body with
-/// `if server.set_chat_muted(peer, muted) { Outcome::Done(..) } else { refused("no such peer") }`.
-pub fn chat_mute(_server: &mut Server, _peer: u32, muted: bool) -> Outcome {
-    let name = if muted { "mute" } else { "unmute" };
-    Outcome::NeedsChat(format!("{name}: this server has no chat yet"))
+/// `mute` / `unmute`: the operator's chat mute of one peer (its lines are dropped; it is told).
+fn chat_mute(server: &mut Server, peer: u32, muted: bool) -> Outcome {
+    let verb = if muted { "muted" } else { "unmuted" };
+    if server.set_chat_muted(peer, muted) {
+        Outcome::Done(format!("{verb} peer {peer}"))
+    } else {
+        refused(format!(
+            "{}: no peer {peer} (see peers)",
+            if muted { "mute" } else { "unmute" }
+        ))
+    }
 }
 
 fn help_all() -> String {

@@ -36,6 +36,10 @@ pub struct KillEvent {
     pub team_kill: bool,
     /// The subject credited with its own death.
     pub suicide: bool,
+    /// The subject's faction.
+    pub subject_faction: u16,
+    /// The credited shooter's faction when it shot (0 with no credit).
+    pub instigator_faction: u16,
 }
 
 impl KillEvent {
@@ -55,6 +59,8 @@ impl KillEvent {
             team_kill: !suicide
                 && credit.is_some_and(|c| c.faction != 0 && c.faction == subject_faction),
             suicide,
+            subject_faction,
+            instigator_faction: credit.map_or(0, |c| c.faction),
         }
     }
 

@@ -666,6 +666,25 @@ impl CombatSystem {
         out
     }
 
+    /// Sets a peer's kill tallies (a reconnecting pilot's restored ones, or zeros when a new
+    /// match begins); shots and hits are kept. The new values are sent to it at once.
+    pub fn set_peer_tallies(
+        &mut self,
+        peer: u32,
+        kills: u32,
+        losses: u32,
+        team_kills: u32,
+        score: i32,
+        tick: u64,
+    ) {
+        let s = self.stats.entry(peer).or_default();
+        s.kills = kills;
+        s.losses = losses;
+        s.team_kills = team_kills;
+        s.score = score;
+        s.touch(tick, true);
+    }
+
     /// Forgets a peer's tallies (it left).
     pub fn forget_peer(&mut self, peer: u32) {
         self.stats.remove(&peer);

@@ -114,7 +114,9 @@ function render(doc) {
       c.channel === "system" ? "* " + c.text : "[" + c.channel + "] " + c.from + ": " + c.text);
   } else placeholder($("chat"), "No chat yet");
   if (doc.kills.length) {
-    fillLines($("kills"), doc.kills, (k) => k.killer + " ▸ " + k.victim + (k.weapon ? " (" + k.weapon + ")" : ""));
+    fillLines($("kills"), doc.kills, (k) =>
+      (k.killer ? k.killer + " ▸ " + k.victim : k.victim + " crashed") +
+      (k.weapon ? " (" + k.weapon + ")" : "") + (k.team_kill ? " [team kill]" : ""));
   } else placeholder($("kills"), "No kills yet");
   $("admin-off").classList.toggle("hidden", doc.admin_enabled);
   $("login-form").classList.toggle("hidden", !doc.admin_enabled || loggedIn);

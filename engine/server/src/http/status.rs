@@ -6,6 +6,8 @@
 //! the server itself and never blocks the tick for longer than a copy.
 
 use crate::runtime::{Metrics, PlayerMetrics};
+use fl_protocol::enums::ChatChannel;
+use fl_protocol::enums::ids::NO_OWNING_PEER;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -31,9 +33,16 @@ pub struct ChatStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KillStatus {
     pub tick: u64,
+    /// Empty: the environment (a crash).
     pub killer: String,
     pub victim: String,
     pub weapon: String,
+    pub team_kill: bool,
+}
+
+/// The last [`RECENT_LINES`] of `items`.
+fn recent<T>(items: &[T]) -> impl Iterator<Item = &T> {
+    items.iter().skip(items.len().saturating_sub(RECENT_LINES))
 }
 
 /// One point of the plots.
@@ -78,8 +87,6 @@ struct Board {
     latest: Metrics,
     updates: u64,
     history: VecDeque<Sample>,
-    chat: VecDeque<ChatStatus>,
-    kills: VecDeque<KillStatus>,
 }
 
 /// Shared between the runtime's metrics sink and the request handlers.
@@ -97,8 +104,6 @@ impl StatusBoard {
                 latest: Metrics::default(),
                 updates: 0,
                 history: VecDeque::with_capacity(HISTORY_SAMPLES),
-                chat: VecDeque::with_capacity(RECENT_LINES),
-                kills: VecDeque::with_capacity(RECENT_LINES),
             })),
         }
     }
@@ -126,24 +131,6 @@ impl StatusBoard {
         b.updates += 1;
     }
 
-    /// Adds recent chat lines and kills (oldest first); the board keeps the last
-    /// [`RECENT_LINES`] of each.
-    pub fn push_events(&self, chat: Vec<ChatStatus>, kills: Vec<KillStatus>) {
-        let mut b = self.lock();
-        for c in chat {
-            if b.chat.len() == RECENT_LINES {
-                b.chat.pop_front();
-            }
-            b.chat.push_back(c);
-        }
-        for k in kills {
-            if b.kills.len() == RECENT_LINES {
-                b.kills.pop_front();
-            }
-            b.kills.push_back(k);
-        }
-    }
-
     /// The JSON document's content.
     pub fn doc(&self, admin_enabled: bool) -> StatusDoc {
         let b = self.lock();
@@ -162,8 +149,30 @@ impl StatusBoard {
             world_tick: m.world_tick,
             updates: b.updates,
             players: m.players.clone(),
-            chat: b.chat.iter().cloned().collect(),
-            kills: b.kills.iter().cloned().collect(),
+            chat: recent(&m.recent_chat)
+                .map(|c| ChatStatus {
+                    tick: c.tick,
+                    from: c.callsign.clone(),
+                    channel: if c.sender == NO_OWNING_PEER {
+                        "system"
+                    } else if c.channel == ChatChannel::Team {
+                        "team"
+                    } else {
+                        "all"
+                    }
+                    .into(),
+                    text: c.text.clone(),
+                })
+                .collect(),
+            kills: recent(&m.recent_kills)
+                .map(|k| KillStatus {
+                    tick: k.tick,
+                    killer: k.killer.clone(),
+                    victim: k.victim.clone(),
+                    weapon: k.weapon.clone(),
+                    team_kill: k.team_kill,
+                })
+                .collect(),
             history: b.history.iter().copied().collect(),
             admin_enabled,
         }
@@ -384,19 +393,27 @@ mod tests {
         for _ in 0..HISTORY_SAMPLES + 5 {
             board.publish(&metrics());
         }
-        let chat = (0..RECENT_LINES + 7)
-            .map(|i| ChatStatus {
+        let mut m = metrics();
+        m.recent_chat = (0..RECENT_LINES + 7)
+            .map(|i| crate::social::ChatLine {
                 tick: i as u64,
-                from: "a".into(),
-                channel: "all".into(),
+                sender: if i == 0 { NO_OWNING_PEER } else { 3 },
+                callsign: "a".into(),
+                channel: if i % 2 == 0 {
+                    ChatChannel::Team
+                } else {
+                    ChatChannel::All
+                },
                 text: "hi".into(),
             })
             .collect();
-        board.push_events(chat, Vec::new());
+        board.publish(&m);
         let doc = board.doc(false);
         assert_eq!(doc.history.len(), HISTORY_SAMPLES);
         assert_eq!(doc.chat.len(), RECENT_LINES);
         assert_eq!(doc.chat[0].tick, 7, "the oldest lines go first");
+        assert_eq!(doc.chat[0].channel, "all");
+        assert_eq!(doc.chat[1].channel, "team");
     }
 
     #[test]

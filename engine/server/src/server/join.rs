@@ -131,15 +131,15 @@ impl Server {
         }
         self.send_connect_ack(peer);
         self.send_join_burst(peer);
+        self.announce_join(peer);
     }
 
     pub(super) fn admit(&mut self, peer: PeerId, join: JoinRequest) -> Result<(), Refusal> {
-        let faction = self.pick_faction();
-        let callsign = if join.callsign.is_empty() {
-            format!("Pilot-{peer}")
-        } else {
-            join.callsign
-        };
+        // A reconnecting pilot's grace record (faction, callsign, tallies, mission slot), or
+        // the match cap; the callsign made unique either way.
+        let plan = self.plan_join(join.role, &join.callsign, join.identity.as_deref())?;
+        let faction = plan.faction.unwrap_or_else(|| self.pick_faction());
+        let callsign = plan.callsign;
         let mut admitted = Admitted {
             role: join.role,
             entity: None,
@@ -150,7 +150,11 @@ impl Server {
         };
         if join.role == PeerRole::Pilot {
             // A running mission's first free player slot decides type, side and place.
-            let slot = self.free_mission_slot();
+            // A reconnecting pilot gets its own slot back when it is still free.
+            let slot = plan
+                .mission_slot
+                .and_then(|k| self.mission_slot_if_free(k))
+                .or_else(|| self.free_mission_slot());
             let type_index = match slot {
                 Some(s) => s.type_index,
                 None => self
@@ -201,6 +205,7 @@ impl Server {
         if let Some(slot) = self.peers.get_mut(&peer) {
             slot.admitted = Some(admitted);
         }
+        self.register_join(peer, join.identity, plan.restored);
         Ok(())
     }
 

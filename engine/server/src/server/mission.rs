@@ -681,7 +681,12 @@ impl Server {
         if m.state != MissionState::Running {
             return None;
         }
-        let (slot, s) = m.slots.iter().enumerate().find(|(_, s)| s.peer.is_none())?;
+        // A slot a dropped pilot may still come back to (reconnect grace) is not free.
+        let (slot, s) = m
+            .slots
+            .iter()
+            .enumerate()
+            .find(|(i, s)| s.peer.is_none() && !self.social.grace_holds_slot(*i))?;
         let o = &m.mission.objects[s.object];
         Some(SlotSpawn {
             slot,
@@ -689,6 +694,32 @@ impl Server {
             faction: m.factions.get(&o.side).copied().unwrap_or(0),
             at: spawn_point(&m.mission, o, start_speed(o)),
         })
+    }
+
+    /// Player slot `slot` with its spawn, if a mission runs and nobody holds it (a reconnecting
+    /// pilot's own slot, kept for it during the grace).
+    pub(super) fn mission_slot_if_free(&self, slot: usize) -> Option<SlotSpawn> {
+        let m = self.mission.as_ref()?;
+        if m.state != MissionState::Running {
+            return None;
+        }
+        let s = m.slots.get(slot).filter(|s| s.peer.is_none())?;
+        let o = &m.mission.objects[s.object];
+        Some(SlotSpawn {
+            slot,
+            type_index: s.type_index,
+            faction: m.factions.get(&o.side).copied().unwrap_or(0),
+            at: spawn_point(&m.mission, o, start_speed(o)),
+        })
+    }
+
+    /// The mission object id `entity` was spawned as, if any (a bot's roster name).
+    pub(super) fn mission_object_id(&self, entity: EntityId) -> Option<String> {
+        let m = self.mission.as_ref()?;
+        m.entities
+            .iter()
+            .find(|(_, e)| **e == entity)
+            .map(|(id, _)| id.clone())
     }
 
     /// Binds slot `slot` to `peer` flying `entity`, and tells the peers already in the game.

@@ -66,6 +66,8 @@ impl Server {
             self.bind_mission_slot(slot.slot, peer, entity);
             self.send_connect_ack(peer);
             self.send_mission_roster(peer);
+            // The slot's side may differ from the pilot's team.
+            self.announce_roster_change(peer);
             tracing::info!(peer, ?entity, "pilot seated in the new mission run");
             seated += 1;
         }
