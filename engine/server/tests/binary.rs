@@ -103,7 +103,8 @@ fn check_metrics(m: &Value) {
             "paused",
             "world_tick",
             "phases",
-            "peers"
+            "peers",
+            "players"
         ],
         "{m}"
     );
@@ -148,4 +149,5 @@ fn check_metrics(m: &Value) {
         "ticks take time: {m}"
     );
     assert_eq!(m["peers"], Value::Array(Vec::new()), "no peers: {m}");
+    assert_eq!(m["players"], Value::Array(Vec::new()), "no players: {m}");
 }
