@@ -1,11 +1,13 @@
 //! One bot: joins as a pilot, flies scripted inputs (a weaving turn, so the furball keeps
-//! moving), acks what it decodes, heartbeats once a second, and counts what it receives.
+//! moving), acks what it decodes, heartbeats once a second, optionally talks in All chat at a
+//! set rate, and counts what it receives.
 //! Transport-agnostic: it drives any `ClientTransport`.
 
 use fl_net::{Channel, ClientEvent, ClientTransport};
 use fl_protocol::ack::AckTracker;
-use fl_protocol::enums::{PeerRole, buttons};
+use fl_protocol::enums::{ChatChannel, PeerRole, buttons};
 use fl_protocol::msg::handshake::ConnectRequest;
+use fl_protocol::msg::social::Chat;
 use fl_protocol::msg::world::{ClientInput, Heartbeat};
 use fl_protocol::snapshot::SnapshotDecoder;
 use fl_protocol::{Message, MsgId, PROTOCOL_VERSION, Packet};
@@ -29,6 +31,9 @@ pub struct BotStats {
     pub stale: u64,
     /// Ticks skipped between received snapshots beyond the expected spacing.
     pub gaps: u64,
+    /// Chat lines sent, and routed chat lines (`MsgChatEvent`) received.
+    pub chat_sent: u64,
+    pub chat_received: u64,
 }
 
 /// A scripted bot client.
@@ -44,6 +49,8 @@ pub struct Bot<T: ClientTransport> {
     decoder: SnapshotDecoder,
     events: Vec<ClientEvent>,
     ticks: u64,
+    /// Ticks between this bot's All-chat lines (`None`: it never talks).
+    chat_every: Option<u64>,
 }
 
 impl<T: ClientTransport> std::fmt::Debug for Bot<T> {
@@ -69,7 +76,14 @@ impl<T: ClientTransport> Bot<T> {
             decoder: SnapshotDecoder::new(),
             events: Vec::new(),
             ticks: 0,
+            chat_every: None,
         }
+    }
+
+    /// Makes the bot say one All-chat line every `ticks` ticks (phase-shifted per bot).
+    pub fn chat_every(mut self, ticks: Option<u64>) -> Self {
+        self.chat_every = ticks.filter(|&t| t > 0);
+        self
     }
 
     /// One 60 Hz step of the bot: read everything, then send this tick's input.
@@ -128,6 +142,19 @@ impl<T: ClientTransport> Bot<T> {
         if let Ok(bytes) = Message::from(input).encode() {
             let _ = self.transport.send(Channel::Unreliable, &bytes);
         }
+        if let Some(every) = self.chat_every
+            && self.ticks % every == u64::from(self.id) % every
+        {
+            let line = Chat {
+                channel: ChatChannel::All,
+                text: format!("bot-{} line {}", self.id, self.stats.chat_sent),
+            };
+            if let Ok(bytes) = Message::from(line).encode()
+                && self.transport.send(Channel::Reliable, &bytes).is_ok()
+            {
+                self.stats.chat_sent += 1;
+            }
+        }
         if self.ticks.is_multiple_of(60) {
             let hb = Heartbeat {
                 ack_mask: stamp.mask,
@@ -170,6 +197,7 @@ impl<T: ClientTransport> Bot<T> {
         match Packet::decode(payload) {
             Ok(p) => match p.message {
                 Message::ConnectAck(_) => self.stats.admitted = true,
+                Message::ChatEvent(_) => self.stats.chat_received += 1,
                 Message::ConnectRefusal(r) => {
                     self.stats.refused = Some(r.reason.as_str().to_owned())
                 }

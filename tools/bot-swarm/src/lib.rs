@@ -57,7 +57,16 @@ pub struct SwarmOptions {
     /// 3 km behind, away from the furball: a missile fight during the measured window. Needs a
     /// pack with that type.
     pub missile_fight: bool,
+    /// All-chat lines each bot says per second (0 = none; at most [`MAX_CHAT_PER_S`]). The
+    /// server's default rate limit is 1 line/s with a burst of 5.
+    pub chat_per_s: f64,
+    /// QUIC only: the server's status page runs on 127.0.0.1 and is polled once a second
+    /// (`/api/status` and `/metrics`), as an open browser tab would.
+    pub status_page: bool,
 }
+
+/// Most chat lines a bot says per second.
+pub const MAX_CHAT_PER_S: f64 = 60.0;
 
 /// The type of the missile fight's aircraft (the fixture pack's F-5E: AIM-9Ps and a gun).
 pub const FIGHT_TYPE: &str = "fl-base:f5e";
@@ -133,6 +142,8 @@ impl Default for SwarmOptions {
             packs: Vec::new(),
             armed: true,
             missile_fight: false,
+            chat_per_s: 0.0,
+            status_page: false,
         }
     }
 }
@@ -165,7 +176,17 @@ impl SwarmOptions {
                 "seconds must be in (0, {MAX_SECONDS}]"
             )));
         }
+        if !(0.0..=MAX_CHAT_PER_S).contains(&self.chat_per_s) {
+            return Err(SwarmError::Limits(format!(
+                "chat_per_s must be in [0, {MAX_CHAT_PER_S}]"
+            )));
+        }
         Ok(())
+    }
+
+    /// Ticks between one bot's chat lines.
+    fn chat_every(&self) -> Option<u64> {
+        (self.chat_per_s > 0.0).then(|| (60.0 / self.chat_per_s).round().max(1.0) as u64)
     }
 
     fn server_config(&self) -> ServerConfig {
@@ -343,6 +364,82 @@ pub struct Report {
     /// The impairment relay's profile and ground truth (QUIC with `--impair` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub impair: Option<ImpairReport>,
+    /// Successful polls of the status page (`--status-page` only): one `/api/status` and one
+    /// `/metrics` each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_page_polls: Option<u64>,
+}
+
+/// The server's status page on 127.0.0.1 and a poller that reads it once a second, as an
+/// operator's open browser tab does.
+struct StatusPage {
+    _http: fl_server::http::HttpServer,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    poller: std::thread::JoinHandle<u64>,
+}
+
+impl StatusPage {
+    fn start(board: fl_server::http::StatusBoard) -> Result<Self, SwarmError> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let http = fl_server::http::HttpServer::start(
+            fl_server::http::HttpConfig {
+                bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+                ..fl_server::http::HttpConfig::default()
+            },
+            board,
+            None,
+        )
+        .map_err(|e| SwarmError::Net(e.to_string()))?;
+        let addr = http.local_addr();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let poller = std::thread::Builder::new()
+            .name("status-page-poller".into())
+            .spawn(move || {
+                let mut polls = 0;
+                while !flag.load(Ordering::SeqCst) {
+                    if http_get(addr, "/api/status") && http_get(addr, "/metrics") {
+                        polls += 1;
+                    }
+                    // One poll a second, watching the stop flag meanwhile.
+                    for _ in 0..20 {
+                        if flag.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                }
+                polls
+            })
+            .map_err(SwarmError::Thread)?;
+        Ok(Self {
+            _http: http,
+            stop,
+            poller,
+        })
+    }
+
+    /// Stops polling; the number of successful polls.
+    fn stop(self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.poller.join().unwrap_or(0)
+    }
+}
+
+/// One `GET` on a fresh connection; whether it answered 200.
+fn http_get(addr: SocketAddr, path: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    let mut body = Vec::new();
+    let _ = s.take(4 << 20).read_to_end(&mut body);
+    body.starts_with(b"HTTP/1.1 200")
 }
 
 /// What the impairment relay did over the whole run (warm-up included).
@@ -387,6 +484,9 @@ pub struct ClientsSummary {
     pub largest_snapshot_bytes: usize,
     pub records_per_snapshot: f64,
     pub bytes_per_record: f64,
+    /// Chat lines the bots sent, and routed lines they received, per second of the window.
+    pub chat_sent_per_s: f64,
+    pub chat_received_per_s: f64,
 }
 
 /// Mean, least and most of a per-client figure.
@@ -424,6 +524,8 @@ pub fn client_summary(stats: &[BotStats], seconds: f64, ticks: u64) -> ClientsSu
         snapshot_share_of_ticks: snapshots as f64 / expected.max(1) as f64,
         stale_snapshots: stats.iter().map(|s| s.stale).sum(),
         decode_errors: stats.iter().map(|s| s.decode_errors).sum(),
+        chat_sent_per_s: stats.iter().map(|s| s.chat_sent).sum::<u64>() as f64 / seconds,
+        chat_received_per_s: stats.iter().map(|s| s.chat_received).sum::<u64>() as f64 / seconds,
         largest_snapshot_bytes: stats.iter().map(|s| s.largest_snapshot).max().unwrap_or(0),
         records_per_snapshot: records as f64 / snapshots.max(1) as f64,
         bytes_per_record: snap_bytes as f64 / records.max(1) as f64,
@@ -483,7 +585,13 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
                 SimEndpointConfig::default(),
             )
             .map_err(|e| SwarmError::Net(e.to_string()))?;
-        bots.push(Bot::new(i as u32, t));
+        bots.push(Bot::new(i as u32, t).chat_every(opts.chat_every()));
+    }
+    if opts.status_page {
+        return Err(SwarmError::Limits(
+            "the status page runs beside the server's runtime thread: use the QUIC transport"
+                .into(),
+        ));
     }
     let ticks = (opts.seconds * 60.0).round() as u64;
     let mut timings: Vec<TickTimings> = Vec::with_capacity(ticks as usize);
@@ -536,6 +644,7 @@ pub fn run_linksim(opts: &SwarmOptions) -> Result<Report, SwarmError> {
         clients_summary: client_summary(&stats, opts.seconds, ticks),
         combat: Some(combat_summary(&server, opts)),
         impair: None,
+        status_page_polls: None,
     })
 }
 
@@ -594,14 +703,25 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
             None => None,
         };
         let connect_to = relay.as_ref().map_or(addr, |r| r.local_addr());
+        let board = opts
+            .status_page
+            .then(|| fl_server::http::StatusBoard::new("bot-swarm"));
+        let sink = board.clone().map(|b| {
+            Box::new(move |m: &fl_server::runtime::Metrics| b.publish(m))
+                as fl_server::runtime::MetricsSink
+        });
         let handle =
-            fl_server::runtime::spawn(server, fl_server::runtime::RuntimeConfig::default(), None)
+            fl_server::runtime::spawn(server, fl_server::runtime::RuntimeConfig::default(), sink)
                 .map_err(SwarmError::Thread)?;
+        let page = match board {
+            Some(board) => Some(StatusPage::start(board)?),
+            None => None,
+        };
         let mut bots = Vec::with_capacity(opts.clients);
         for i in 0..opts.clients {
             let t = QuicClient::connect(connect_to, "localhost", TrustPolicy::Pinned(fingerprint))
                 .map_err(|e| SwarmError::Net(fl_net::error_chain(&e)))?;
-            bots.push(Bot::new(i as u32, t));
+            bots.push(Bot::new(i as u32, t).chat_every(opts.chat_every()));
         }
         let ticks = (opts.seconds * 60.0).round() as u64;
         let wall = Instant::now();
@@ -627,6 +747,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
         }
         let m = handle.metrics();
         let stats: Vec<BotStats> = bots.iter().map(|b| b.stats.clone()).collect();
+        let status_page_polls = page.map(StatusPage::stop);
         drop(bots);
         handle.stop();
         let impair = match (&opts.impair, relay) {
@@ -661,6 +782,7 @@ pub fn run_quic(opts: &SwarmOptions) -> Result<Report, SwarmError> {
             clients_summary: client_summary(&stats, opts.seconds, ticks),
             combat: None,
             impair,
+            status_page_polls,
         })
     })();
     let _ = std::fs::remove_dir_all(&data_dir);

@@ -66,6 +66,13 @@ struct Args {
     /// Add a 4-versus-4 missile fight of fl-base:f5e AI (needs --pack with the fixture pack).
     #[arg(long)]
     missile_fight: bool,
+    /// All-chat lines each bot says per second (0..=60; the server's default rate limit is 1).
+    #[arg(long, default_value_t = 0.0)]
+    chat_per_s: f64,
+    /// QUIC only: run the server's status page on 127.0.0.1 and poll it once a second
+    /// (/api/status and /metrics), as an operator's open page does.
+    #[arg(long)]
+    status_page: bool,
 }
 
 fn main() -> std::process::ExitCode {
@@ -99,6 +106,8 @@ fn run(a: Args) -> Result<()> {
         packs: a.mods.clone(),
         armed: !a.unarmed,
         missile_fight: a.missile_fight,
+        chat_per_s: a.chat_per_s,
+        status_page: a.status_page,
     };
     let report = match a.transport {
         Transport::Linksim => {

@@ -123,7 +123,9 @@ fn check_json(report: &Report) {
             "decode_errors",
             "largest_snapshot_bytes",
             "records_per_snapshot",
-            "bytes_per_record"
+            "bytes_per_record",
+            "chat_sent_per_s",
+            "chat_received_per_s"
         ]
     );
     let s = &report.clients_summary;
@@ -164,6 +166,44 @@ fn quic_run_over_loopback_admits_every_bot_and_delivers_snapshots() {
     assert!(server.starts_with("127.0.0.1:"), "server address {server}");
     check_delivery(&report, 4, 0.0);
     check_json(&report);
+}
+
+#[test]
+fn chatting_bots_hear_every_line_and_the_status_page_is_polled() {
+    // LinkSim: 4 bots at the server's rate limit (1 line/s); every All line reaches all 4
+    // (the sender's echo included).
+    let report = run_linksim(&SwarmOptions {
+        seconds: 3.0,
+        chat_per_s: 1.0,
+        ..small()
+    })
+    .expect("linksim run");
+    let c = &report.clients_summary;
+    assert!((c.chat_sent_per_s - 4.0).abs() < 0.5, "{c:#?}");
+    assert!(
+        c.chat_received_per_s > 3.0 * c.chat_sent_per_s,
+        "every line fans out to every bot: {c:#?}"
+    );
+    assert!(
+        run_linksim(&SwarmOptions {
+            status_page: true,
+            ..small()
+        })
+        .is_err(),
+        "the status page needs the runtime"
+    );
+    // QUIC: the status page is served and read while the bots fly.
+    let report = run_quic(&SwarmOptions {
+        status_page: true,
+        chat_per_s: 1.0,
+        ..small()
+    })
+    .expect("quic run");
+    check_delivery(&report, 4, 0.0);
+    assert!(
+        report.status_page_polls.is_some_and(|p| p >= 1),
+        "{report:#?}"
+    );
 }
 
 #[test]
