@@ -5,7 +5,8 @@
 //! is open and drops it when it closes (the LAN listener lives only that long).
 //!
 //! Owns: the sockets, the name lookups in flight and the rows the screen draws. Must not: block
-//! a frame (non-blocking sockets, bounded reads, lookups on short-lived threads), send anything
+//! a frame (a non-blocking LAN socket with bounded reads, query replies stamped on receiver
+//! threads and handed over a bounded channel, lookups on short-lived threads), send anything
 //! but queries to servers a beacon named or the player listed, query faster than
 //! [`query`]'s limits, or grow without bound.
 

@@ -1,13 +1,18 @@
 //! Server-info queries: `MsgServerQuery` to a server's query port and its `MsgServerInfo`
 //! reply, matched by nonce and source address, with the ping measured by this client.
 //!
-//! Owns: the query sockets (one per address family, non-blocking, bound on first use), the
-//! queries in flight and the last answer per target. Must not: block, query faster than its
-//! rate limits, or keep more than a bounded number of targets and queries.
+//! Owns: the query sockets (one per address family, bound on first use), one small receiver
+//! thread per socket that stamps each reply's arrival time (so the ping is not rounded up to
+//! the next frame) and hands it over a bounded channel, the queries in flight and the last
+//! answer per target. Must not: block the caller, query faster than its rate limits, or keep
+//! more than a bounded number of targets, queries and unread replies.
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 use std::net::{IpAddr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
 use fl_protocol::enums::game_mode;
@@ -27,8 +32,15 @@ pub const MAX_QUERIES_PER_SECOND: u32 = 16;
 pub const MAX_PENDING: usize = 64;
 /// Targets remembered at most (the stalest is forgotten).
 pub const MAX_TARGETS: usize = 128;
-/// Replies read per socket per poll at most.
+/// Replies taken per poll at most.
 const MAX_REPLIES_PER_POLL: usize = 128;
+/// Replies waiting for a poll at most (more are dropped by the receiver threads).
+const MAX_UNREAD_REPLIES: usize = 256;
+/// How often a receiver thread checks whether it should stop.
+const RECEIVER_WAKE: Duration = Duration::from_millis(100);
+
+/// A datagram and when it arrived.
+type Arrival = (SocketAddr, Vec<u8>, Instant);
 
 /// What a server said about itself, and how far away it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +83,10 @@ struct Pending {
 pub struct QueryClient {
     v4: Option<UdpSocket>,
     v6: Option<UdpSocket>,
+    arrivals_tx: SyncSender<Arrival>,
+    arrivals: Receiver<Arrival>,
+    /// Tells the receiver threads to end (set on drop).
+    stop: Arc<AtomicBool>,
     pending: BTreeMap<u32, Pending>,
     targets: BTreeMap<SocketAddr, QueryStatus>,
     nonce_state: u64,
@@ -102,9 +118,13 @@ impl QueryClient {
         // hash keys.
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u64(0x5EED);
+        let (arrivals_tx, arrivals) = sync_channel(MAX_UNREAD_REPLIES);
         Self {
             v4: None,
             v6: None,
+            arrivals_tx,
+            arrivals,
+            stop: Arc::new(AtomicBool::new(false)),
             pending: BTreeMap::new(),
             targets: BTreeMap::new(),
             nonce_state: h.finish() | 1,
@@ -137,7 +157,13 @@ impl QueryClient {
                 SocketAddr::new(Ipv6Addr::UNSPECIFIED.into(), 0)
             };
             let s = UdpSocket::bind(local)?;
-            s.set_nonblocking(true)?;
+            // Sends never wait on UDP; receives wait at most this long, on the receiver thread.
+            s.set_read_timeout(Some(RECEIVER_WAKE))?;
+            let rx = s.try_clone()?;
+            let (tx, stop) = (self.arrivals_tx.clone(), self.stop.clone());
+            std::thread::Builder::new()
+                .name("fl-browser-query".into())
+                .spawn(move || receive(&rx, &tx, &stop))?;
             *slot = Some(s);
         }
         slot.as_ref()
@@ -227,19 +253,13 @@ impl QueryClient {
 
     /// Reads the replies that arrived (a bounded number) and times out the unanswered.
     pub fn poll(&mut self, now: Instant) {
-        let mut buf = [0u8; 512];
-        let mut replies: Vec<(SocketAddr, Vec<u8>)> = Vec::new();
-        for socket in [&self.v4, &self.v6].into_iter().flatten() {
-            for _ in 0..MAX_REPLIES_PER_POLL {
-                match socket.recv_from(&mut buf) {
-                    Ok((n, from)) => replies.push((from, buf[..n].to_vec())),
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                    Err(_) => break,
-                }
-            }
-        }
-        for (from, bytes) in replies {
-            self.accept(from, &bytes, now);
+        for (from, bytes, at) in self
+            .arrivals
+            .try_iter()
+            .take(MAX_REPLIES_PER_POLL)
+            .collect::<Vec<_>>()
+        {
+            self.accept(from, &bytes, at);
         }
         let timed_out: Vec<u32> = self
             .pending
@@ -257,7 +277,8 @@ impl QueryClient {
         }
     }
 
-    /// One reply: kept only when it answers a query out to exactly that address.
+    /// One reply, arrived at `now`: kept only when it answers a query out to exactly that
+    /// address.
     fn accept(&mut self, from: SocketAddr, bytes: &[u8], now: Instant) {
         let from = SocketAddr::new(from.ip().to_canonical(), from.port());
         let Some(info) = parse_info(bytes) else {
@@ -304,6 +325,41 @@ impl QueryClient {
     /// Queries in flight.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+}
+
+impl Drop for QueryClient {
+    fn drop(&mut self) {
+        // The receiver threads notice within `RECEIVER_WAKE` (not joined: a frame never waits).
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A receiver thread: stamps each datagram's arrival and passes it on, dropping what the
+/// channel has no room for; ends when told or when the client is gone.
+fn receive(socket: &UdpSocket, tx: &SyncSender<Arrival>, stop: &AtomicBool) {
+    let mut buf = [0u8; 512];
+    while !stop.load(Ordering::SeqCst) {
+        let (n, from) = match socket.recv_from(&mut buf) {
+            Ok(r) => r,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                continue;
+            }
+            Err(_) => {
+                // Not a timeout (e.g. an ICMP error surfaced): do not spin.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+        };
+        match tx.try_send((from, buf[..n].to_vec(), Instant::now())) {
+            Ok(()) | Err(TrySendError::Full(_)) => {}
+            Err(TrySendError::Disconnected(_)) => return,
+        }
     }
 }
 

@@ -469,6 +469,20 @@ mod tests {
     }
 
     #[test]
+    fn favourites_toggle_and_are_bounded() {
+        let mut s = GameSettings::default();
+        assert!(s.toggle_favourite(" a:1 "));
+        assert_eq!(s.player.favourite_servers, ["a:1"]);
+        assert!(!s.toggle_favourite("a:1"), "a second toggle removes it");
+        assert!(s.player.favourite_servers.is_empty());
+        assert!(!s.toggle_favourite("   "));
+        for i in 0..40 {
+            s.toggle_favourite(&format!("h{i}:1"));
+        }
+        assert_eq!(s.player.favourite_servers.len(), MAX_FAVOURITE_SERVERS);
+    }
+
+    #[test]
     fn callsigns_are_cleaned_and_bounded() {
         assert_eq!(sanitize_callsign("  Ace\u{7}\n "), "Ace");
         let long = "é".repeat(40);

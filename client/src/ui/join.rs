@@ -109,11 +109,18 @@ fn server_list(ui: &mut egui::Ui, state: &mut UiState, events: &mut Vec<Event>) 
     let mut join = None;
     let mut toggle = None;
     egui::Grid::new("fl-server-browser")
-        .num_columns(6)
+        .num_columns(7)
         .striped(true)
         .spacing(egui::vec2(12.0 * s, 4.0 * s))
         .show(ui, |ui| {
-            for h in ["", "Server", "Map / mission", "Players", "Ping", ""] {
+            for h in [
+                "Favourite",
+                "Server",
+                "Map / mission",
+                "Players",
+                "Ping",
+                "",
+            ] {
                 ui.label(RichText::new(h).small().strong());
             }
             ui.end_row();
@@ -125,7 +132,7 @@ fn server_list(ui: &mut egui::Ui, state: &mut UiState, events: &mut Vec<Event>) 
                     .iter()
                     .any(|f| f == &row.address);
                 let star = ui
-                    .small_button(if fav { "★" } else { "☆" })
+                    .small_button(if fav { "Remove" } else { "Add" })
                     .on_hover_text(if fav {
                         "Remove from favourites"
                     } else {
@@ -149,6 +156,7 @@ fn server_list(ui: &mut egui::Ui, state: &mut UiState, events: &mut Vec<Event>) 
                 if name.double_clicked() {
                     join = Some(row.address.clone());
                 }
+                ui.label(RichText::new(origin).small());
                 let d = row.details.as_ref();
                 let map = d
                     .map(|d| {
