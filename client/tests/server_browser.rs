@@ -277,6 +277,20 @@ fn the_join_screen_lists_a_lan_server_and_joins_it() {
     wait_for(&mut h, "3/16");
     wait_for(&mut h, "build 0.1.0");
     assert!(h.query_by_label_contains("password").is_some());
+    for column in [
+        "Favourite",
+        "Server",
+        "From",
+        "Map / mission",
+        "Players",
+        "Ping",
+    ] {
+        assert!(h.query_by_label(column).is_some(), "{column} column");
+    }
+    assert!(
+        h.query_by_label("LAN").is_some(),
+        "the row says where it came from"
+    );
     assert!(
         h.query_by_label_contains("fl-base-pack:ia_dogfight")
             .is_some()

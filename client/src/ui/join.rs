@@ -116,6 +116,7 @@ fn server_list(ui: &mut egui::Ui, state: &mut UiState, events: &mut Vec<Event>) 
             for h in [
                 "Favourite",
                 "Server",
+                "From",
                 "Map / mission",
                 "Players",
                 "Ping",
