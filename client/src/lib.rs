@@ -24,7 +24,9 @@
 //!   bytes) and the HUD's network items (docs/netgraph.md);
 //! - [`screens`], [`ui`], [`settings`] and [`address`]: the screen state machine, every screen
 //!   drawn with egui, the player's settings file, and the server-address parser shared by
-//!   `--connect` and the Join screen (docs/ui.md).
+//!   `--connect` and the Join screen (docs/ui.md);
+//! - [`browser`]: the server browser's networking (LAN beacons, server-info queries), polled by
+//!   the Join screen while it is open.
 //!
 //! - [`app`]: the game window (winit, fl-render, egui): the frame loop, sessions started behind
 //!   the Loading screen, the scene, the cameras and the default keys (docs/game.md).
@@ -35,6 +37,7 @@ pub mod address;
 pub mod app;
 pub mod autopilot;
 pub mod bridge;
+pub mod browser;
 pub mod client;
 pub mod content;
 pub mod effects;

@@ -8,7 +8,8 @@
 //! its threads within two seconds.
 //!
 //! Owns the server threads and, when none was given, a temporary directory for the server's TLS
-//! identity (removed on drop). Binds loopback only.
+//! identity (removed on drop). Binds loopback only. Must not start fl-server's discovery: the
+//! single-player server neither beacons nor answers server-info queries.
 
 use fl_content::{Content, StackSources};
 use fl_net::quic::{Fingerprint, QuicServer, ServerConfig as QuicConfig};

@@ -61,6 +61,8 @@ pub enum Event {
     FlyMission,
     /// Join: connect to this address.
     Connect(String),
+    /// Join: the player added or removed a favourite server (in `UiState::settings`): save.
+    FavouritesChanged,
     /// A loading progress line.
     Progress(String),
     /// The session is up.
@@ -271,6 +273,7 @@ impl Screens {
                 let mission = self.selected_mission.clone();
                 self.start(SessionKind::SinglePlayer { mission }, &mut fx);
             }
+            (S::Join, Event::FavouritesChanged) => fx.push(Effect::SaveSettings),
             (S::Join, Event::Connect(address)) => {
                 self.start(SessionKind::Multiplayer { address }, &mut fx)
             }

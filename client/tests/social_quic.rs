@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const OPERATOR: &str = "op-secret";
 
 fn server() -> (LocalServer, LocalServerInfo) {
-    let mut server = LocalServer::start(
+    let server = LocalServer::start(
         LocalServerConfig {
             server: ServerConfig {
                 operator_password: Some(OPERATOR.into()),

@@ -177,6 +177,8 @@ impl App {
             None => (GameSettings::default(), None, None),
         };
         let mut ui = UiState::new(settings);
+        // The Join screen's browser listens for LAN servers on the discovery port.
+        ui.browser_config = crate::browser::BrowserConfig::default();
         let (bindings, bindings_file, bindings_warning) =
             load_bindings(opts.bindings_path.as_deref());
         // The Loading screen's controls help shows the player's bindings.

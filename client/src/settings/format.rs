@@ -11,9 +11,9 @@ use toml::{Table, Value};
 use super::salvage::salvage;
 use super::{
     Audio, AudioBus, Camera, Choice, FOV_RANGE_DEG, FPS_CAP_RANGE, GameSettings, Graphics, Hud,
-    HudColour, MAX_CALLSIGN_BYTES, MAX_FILE_BYTES, MAX_RECENT_SERVERS, Net, Player,
-    RENDER_SCALE_RANGE, Resolution, UI_SCALE_RANGE, VOLUME_RANGE, net_ranges, sanitize_callsign,
-    usable_address,
+    HudColour, MAX_CALLSIGN_BYTES, MAX_FAVOURITE_SERVERS, MAX_FILE_BYTES, MAX_RECENT_SERVERS, Net,
+    Player, RENDER_SCALE_RANGE, Resolution, UI_SCALE_RANGE, VOLUME_RANGE, net_ranges,
+    sanitize_callsign, usable_address,
 };
 use crate::hud::Units;
 
@@ -501,9 +501,33 @@ fn from_table(mut root: Table, r: &mut Report) -> GameSettings {
             }
             None => Vec::new(),
         };
+        let favourite_servers = match s.texts("favourite_servers") {
+            Some(list) => {
+                let before = list.len();
+                let mut favs: Vec<String> = Vec::new();
+                for a in &list {
+                    let Some(a) = usable_address(a) else { continue };
+                    if favs.len() == MAX_FAVOURITE_SERVERS {
+                        break;
+                    }
+                    if !favs.iter().any(|f| f == a) {
+                        favs.push(a.to_owned());
+                    }
+                }
+                if favs.len() != before {
+                    s.adjusted(
+                        "favourite_servers",
+                        format!("kept {} of {before} (blank, repeated, over-long or past the first {MAX_FAVOURITE_SERVERS})", favs.len()),
+                    );
+                }
+                favs
+            }
+            None => Vec::new(),
+        };
         Player {
             callsign,
             recent_servers,
+            favourite_servers,
             unknown: s.rest(),
         }
     };
@@ -606,6 +630,16 @@ fn player_table(p: &Player) -> Table {
         "recent_servers".into(),
         Value::Array(
             p.recent_servers
+                .iter()
+                .cloned()
+                .map(Value::String)
+                .collect(),
+        ),
+    );
+    t.insert(
+        "favourite_servers".into(),
+        Value::Array(
+            p.favourite_servers
                 .iter()
                 .cloned()
                 .map(Value::String)

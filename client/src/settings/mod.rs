@@ -29,6 +29,8 @@ pub use file::{
 
 /// Recent servers kept.
 pub const MAX_RECENT_SERVERS: usize = 10;
+/// Favourite servers kept (the server browser's saved list).
+pub const MAX_FAVOURITE_SERVERS: usize = 32;
 /// Characters of a recent server's address kept (longer ones are dropped on load).
 pub const MAX_ADDRESS_CHARS: usize = 256;
 /// Bytes of a callsign (the protocol's `FixedStr<32>` less its terminator).
@@ -296,6 +298,9 @@ pub struct Player {
     pub callsign: String,
     /// Servers joined, newest first, without repeats ([`MAX_RECENT_SERVERS`] at most).
     pub recent_servers: Vec<String>,
+    /// The server browser's saved servers, in the order added, without repeats
+    /// ([`MAX_FAVOURITE_SERVERS`] at most).
+    pub favourite_servers: Vec<String>,
     pub unknown: toml::Table,
 }
 
@@ -304,6 +309,7 @@ impl Default for Player {
         Player {
             callsign: "Pilot".to_owned(),
             recent_servers: Vec::new(),
+            favourite_servers: Vec::new(),
             unknown: toml::Table::new(),
         }
     }
@@ -369,6 +375,24 @@ impl GameSettings {
         recent.retain(|a| a != address);
         recent.insert(0, address.to_owned());
         recent.truncate(MAX_RECENT_SERVERS);
+    }
+
+    /// Adds `address` to the favourite servers, or removes it when it is there. Returns
+    /// whether it is a favourite now (a blank or over-long address, or a full list: not added).
+    pub fn toggle_favourite(&mut self, address: &str) -> bool {
+        let Some(address) = usable_address(address) else {
+            return false;
+        };
+        let favs = &mut self.player.favourite_servers;
+        if let Some(i) = favs.iter().position(|a| a == address) {
+            favs.remove(i);
+            return false;
+        }
+        if favs.len() >= MAX_FAVOURITE_SERVERS {
+            return false;
+        }
+        favs.push(address.to_owned());
+        true
     }
 
     /// The Settings screen's *Restore Defaults*: every setting back to its default except the
@@ -442,6 +466,20 @@ mod tests {
         assert_eq!(r[0], "host3:4778");
         assert_eq!(r[1], "host14:4778");
         assert_eq!(r.iter().filter(|a| *a == "host3:4778").count(), 1);
+    }
+
+    #[test]
+    fn favourites_toggle_and_are_bounded() {
+        let mut s = GameSettings::default();
+        assert!(s.toggle_favourite(" a:1 "));
+        assert_eq!(s.player.favourite_servers, ["a:1"]);
+        assert!(!s.toggle_favourite("a:1"), "a second toggle removes it");
+        assert!(s.player.favourite_servers.is_empty());
+        assert!(!s.toggle_favourite("   "));
+        for i in 0..40 {
+            s.toggle_favourite(&format!("h{i}:1"));
+        }
+        assert_eq!(s.player.favourite_servers.len(), MAX_FAVOURITE_SERVERS);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The Join screen (address, Connect, recent servers, the refused address's reason) and the
+//! The Join screen — address, Connect, and the server browser (LAN servers, favourites and
+//! recent servers with their live details; select and Join, or double-click) — and the
 //! trust-on-first-use prompt that shows a new server's fingerprint.
 //!
 //! An address is checked with the same parser as `--connect` before any session starts: a bad
@@ -8,12 +9,13 @@ use egui::{Color32, Context, Frame, Id, Key, Margin, RichText, TextEdit};
 
 use super::{PANEL, UiState, dim_background, error_line, heading, panel, wide_button};
 use crate::address::parse_target;
+use crate::browser::Origin;
 use crate::screens::Event;
 
 pub(super) fn show(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>) {
     let s = state.layout_scale;
     dim_background(ctx, 150);
-    panel(ctx, "join", 560.0 * s, PANEL, s, |ui| {
+    panel(ctx, "join", 900.0 * s, PANEL, s, |ui| {
         heading(ui, "Join a Server");
         let label = ui.label("Server address");
         let field = ui
@@ -32,34 +34,186 @@ pub(super) fn show(ctx: &Context, state: &mut UiState, events: &mut Vec<Event>) 
         if let Some(e) = &state.join.error {
             error_line(ui, e);
         }
-        let connect = wide_button(ui, "Connect").clicked();
+        let (connect, favourite) = ui.columns(2, |c| {
+            (
+                wide_button(&mut c[0], "Connect").clicked(),
+                wide_button(&mut c[1], "Add to Favourites").clicked(),
+            )
+        });
         if entered || connect {
             let typed = state.join.address.clone();
             try_connect(state, &typed, events);
         }
-        if !state.settings.player.recent_servers.is_empty() {
-            ui.add_space(6.0 * s);
-            ui.label(RichText::new("Recent servers").strong());
-            let mut chosen = None;
-            for address in &state.settings.player.recent_servers {
-                if ui
-                    .button(address.as_str())
-                    .on_hover_text("Connect to this server")
-                    .clicked()
-                {
-                    chosen = Some(address.clone());
+        if favourite {
+            let typed = state.join.address.trim().to_owned();
+            match parse_target(&typed) {
+                Ok(_) => {
+                    if !state.settings.player.favourite_servers.contains(&typed) {
+                        state.settings.toggle_favourite(&typed);
+                        events.push(Event::FavouritesChanged);
+                    }
                 }
-            }
-            if let Some(address) = chosen {
-                state.join.address = address.clone();
-                try_connect(state, &address, events);
+                Err(e) => state.join.error = Some(e.to_string()),
             }
         }
         ui.add_space(6.0 * s);
+        server_list(ui, state, events);
+        ui.add_space(6.0 * s);
+        let chosen = state.join.selected.clone();
+        let join = ui
+            .add_enabled_ui(chosen.is_some(), |ui| wide_button(ui, "Join"))
+            .inner;
+        if join.clicked()
+            && let Some(address) = chosen
+        {
+            try_connect(state, &address, events);
+        }
         if wide_button(ui, "Back").clicked() {
             events.push(Event::Back);
         }
     });
+}
+
+/// The browser's table: LAN servers, favourites, recent servers, with what their query
+/// replies said. A click selects a row, a double click joins it.
+fn server_list(ui: &mut egui::Ui, state: &mut UiState, events: &mut Vec<Event>) {
+    let s = state.layout_scale;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Servers").strong());
+        if ui
+            .button("Refresh")
+            .on_hover_text("Ask every listed server for its details again")
+            .clicked()
+        {
+            state.join.refresh = true;
+        }
+    });
+    let Some(browser) = &state.browser else {
+        return;
+    };
+    if let Some(e) = browser.lan_error() {
+        error_line(ui, e);
+    }
+    let rows = browser.rows(std::time::Instant::now());
+    if rows.is_empty() {
+        ui.label(
+            RichText::new(
+                "No servers yet: servers on your network appear here; type an address \
+                 above and add it to your favourites to keep it.",
+            )
+            .small(),
+        );
+        return;
+    }
+    let mut select = None;
+    let mut join = None;
+    let mut toggle = None;
+    egui::Grid::new("fl-server-browser")
+        .num_columns(7)
+        .striped(true)
+        .spacing(egui::vec2(12.0 * s, 4.0 * s))
+        .show(ui, |ui| {
+            for h in [
+                "Favourite",
+                "Server",
+                "From",
+                "Map / mission",
+                "Players",
+                "Ping",
+                "",
+            ] {
+                ui.label(RichText::new(h).small().strong());
+            }
+            ui.end_row();
+            for row in &rows {
+                let fav = state
+                    .settings
+                    .player
+                    .favourite_servers
+                    .iter()
+                    .any(|f| f == &row.address);
+                let star = ui
+                    .small_button(if fav { "Remove" } else { "Add" })
+                    .on_hover_text(if fav {
+                        "Remove from favourites"
+                    } else {
+                        "Add to favourites"
+                    });
+                if star.clicked() {
+                    toggle = Some(row.address.clone());
+                }
+                let selected = state.join.selected.as_deref() == Some(row.address.as_str());
+                let origin = match row.origin {
+                    Origin::Lan => "LAN",
+                    Origin::Favourite => "Favourite",
+                    Origin::Recent => "Recent",
+                };
+                let name = ui
+                    .selectable_label(selected, &row.name)
+                    .on_hover_text(format!("{origin}: {} — double-click to join", row.address));
+                if name.clicked() {
+                    select = Some(row.address.clone());
+                }
+                if name.double_clicked() {
+                    join = Some(row.address.clone());
+                }
+                ui.label(RichText::new(origin).small());
+                let d = row.details.as_ref();
+                let map = d
+                    .map(|d| {
+                        if !d.mission.is_empty() {
+                            d.mission.clone()
+                        } else if !d.mode_id.is_empty() {
+                            d.mode_id.clone()
+                        } else {
+                            "free flight".to_owned()
+                        }
+                    })
+                    .unwrap_or_else(|| "—".to_owned());
+                ui.label(map);
+                let players = d
+                    .map(|d| (d.player_count, d.max_players))
+                    .or(row.beacon_players)
+                    .map(|(p, m)| format!("{p}/{m}"))
+                    .unwrap_or_else(|| "—".to_owned());
+                ui.label(players);
+                ui.label(
+                    d.map(|d| format!("{} ms", d.ping.as_millis()))
+                        .unwrap_or_else(|| "—".to_owned()),
+                );
+                let mut notes: Vec<String> = Vec::new();
+                if let Some(d) = d {
+                    if d.passworded {
+                        notes.push("password".into());
+                    }
+                    if d.shutting_down {
+                        notes.push(if d.shutdown_seconds > 0 {
+                            format!("shutting down in {} s", d.shutdown_seconds)
+                        } else {
+                            "shutting down".into()
+                        });
+                    }
+                    if let Some(b) = &d.build {
+                        notes.push(format!("build {b}"));
+                    }
+                } else if !row.status.is_empty() {
+                    notes.push(row.status.clone());
+                }
+                ui.label(RichText::new(notes.join(", ")).small());
+                ui.end_row();
+            }
+        });
+    if let Some(a) = select {
+        state.join.selected = Some(a);
+    }
+    if let Some(a) = toggle {
+        state.settings.toggle_favourite(&a);
+        events.push(Event::FavouritesChanged);
+    }
+    if let Some(a) = join {
+        state.join.selected = Some(a.clone());
+        try_connect(state, &a, events);
+    }
 }
 
 /// Starts the join when `address` parses; otherwise says why on the form.

@@ -24,6 +24,7 @@ use egui::{
     RichText, Stroke, TextStyle, Ui, vec2,
 };
 
+use crate::browser::{BrowserConfig, ServerBrowser};
 use crate::screens::{Event, Screen, Screens};
 use crate::settings::GameSettings;
 
@@ -143,6 +144,10 @@ pub struct JoinForm {
     pub address: String,
     /// Why the last Connect was refused (a bad address), shown under the field.
     pub error: Option<String>,
+    /// The server browser's selected row (its address).
+    pub selected: Option<String>,
+    /// Refresh was pressed: ask every listed server again on the next poll.
+    pub refresh: bool,
 }
 
 /// A new server's identity, to confirm before joining (set by the window while it waits).
@@ -196,6 +201,13 @@ pub struct UiState {
     /// Missions of the loaded packs (filled by the window).
     pub missions: Vec<MissionChoice>,
     pub join: JoinForm,
+    /// How the Join screen's server browser starts: `UiState::new` lists no LAN servers (tests
+    /// must never bind the fixed discovery port); the window sets
+    /// `BrowserConfig::default()` (the discovery port), tests a loopback port.
+    pub browser_config: BrowserConfig,
+    /// The server browser, alive only while the Join screen is up (dropping it closes the LAN
+    /// listener).
+    pub browser: Option<ServerBrowser>,
     /// Set by the window when a new server's identity must be confirmed; the prompt answers
     /// `Event::TrustServer` or `Event::DeclineServer`. The window clears it.
     pub tofu_prompt: Option<TofuPrompt>,
@@ -240,6 +252,8 @@ impl UiState {
             free_flight: FreeFlightSetup::default(),
             missions: Vec::new(),
             join: JoinForm::default(),
+            browser_config: BrowserConfig { lan_bind: None },
+            browser: None,
             tofu_prompt: None,
             debrief: None,
             settings,
@@ -345,6 +359,25 @@ pub fn show(ctx: &Context, screens: &Screens, state: &mut UiState) -> Vec<Event>
     // The Settings screen holds the layout scale while its slider is dragged.
     if screen != Screen::Settings {
         state.layout_scale = clamp_scale(state.settings.hud.ui_scale);
+    }
+    // The server browser runs while the Join screen is up, and only then.
+    if screen == Screen::Join {
+        let cfg = state.browser_config;
+        let browser = state
+            .browser
+            .get_or_insert_with(|| ServerBrowser::start(cfg));
+        browser.set_listed(
+            &state.settings.player.favourite_servers,
+            &state.settings.player.recent_servers,
+        );
+        browser.poll(
+            std::time::Instant::now(),
+            std::mem::take(&mut state.join.refresh),
+        );
+        // Beacons and replies arrive without input: look again a few times a second.
+        ctx.request_repaint_after(std::time::Duration::from_millis(250));
+    } else {
+        state.browser = None;
     }
     let mut events = Vec::new();
     let s = state.layout_scale;

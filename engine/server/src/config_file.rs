@@ -155,8 +155,10 @@ pub const DEFAULT_FILE: &str = r#"# fl-server configuration. Every key is option
 # beacon_enabled = false        # LAN presence broadcasts (UDP, outside the game transport)
 # beacon_target = "255.255.255.255:4780"
 # beacon_interval_ms = 2000
-# query_enabled = false         # answer server-info queries (UDP)
-# query_port = 0                # 0 = game port + 1
+# query_enabled = true          # answer server-info queries (UDP; server browsers' details)
+# query_port = 0                # 0 = game port + 1, or an ephemeral port when that is taken
+# query_rate_per_address = 4    # replies per second to one address (1 … 100)
+# query_rate_global = 256       # replies per second in all (1 … 10000)
 
 [http]
 # The operator's status page, its JSON API (/api/status) and Prometheus metrics (/metrics).
@@ -524,6 +526,8 @@ pub struct DiscoverySection {
     pub beacon_interval_ms: u64,
     pub query_enabled: bool,
     pub query_port: u16,
+    pub query_rate_per_address: u32,
+    pub query_rate_global: u32,
 }
 
 impl Default for DiscoverySection {
@@ -533,8 +537,10 @@ impl Default for DiscoverySection {
             beacon_enabled: false,
             beacon_target: d.beacon_target,
             beacon_interval_ms: d.beacon_interval.as_millis() as u64,
-            query_enabled: false,
+            query_enabled: d.query_enabled,
             query_port: 0,
+            query_rate_per_address: d.per_address_rate,
+            query_rate_global: d.global_rate,
         }
     }
 }
@@ -958,7 +964,20 @@ impl FileConfig {
                 ),
             ));
         }
-        // `query_port`: every value is valid (0 = game port + 1).
+        // `query_port`: every value is valid (0 = game port + 1, falling back to an
+        // ephemeral port when that one is taken).
+        c.int(
+            "discovery.query_rate_per_address",
+            d.query_rate_per_address,
+            *crate::discovery::QUERY_RATE_PER_ADDRESS.start(),
+            *crate::discovery::QUERY_RATE_PER_ADDRESS.end(),
+        )?;
+        c.int(
+            "discovery.query_rate_global",
+            d.query_rate_global,
+            *crate::discovery::QUERY_RATE_GLOBAL.start(),
+            *crate::discovery::QUERY_RATE_GLOBAL.end(),
+        )?;
 
         c.int(
             "shutdown.warning_interval_s",
@@ -1188,12 +1207,15 @@ impl FileConfig {
             query_bind: std::net::SocketAddr::new(
                 bind,
                 if d.query_port == 0 {
+                    // 65535 + 1 wraps to 0: an ephemeral port.
                     game_port.wrapping_add(1)
                 } else {
                     d.query_port
                 },
             ),
-            ..crate::discovery::DiscoveryConfig::default()
+            query_fallback: d.query_port == 0,
+            per_address_rate: d.query_rate_per_address,
+            global_rate: d.query_rate_global,
         }
     }
 
@@ -1336,6 +1358,22 @@ mod tests {
             "60000",
             Some("0"),
             Some("60001"),
+        ),
+        (
+            "discovery",
+            "query_rate_per_address",
+            "1",
+            "100",
+            Some("0"),
+            Some("101"),
+        ),
+        (
+            "discovery",
+            "query_rate_global",
+            "1",
+            "10000",
+            Some("0"),
+            Some("10001"),
         ),
         (
             "world",
@@ -1628,6 +1666,13 @@ mod tests {
             "[discovery]\nbeacon_target = \"127.0.0.1:4780\"\nquery_port = 0\n",
         )
         .expect("loopback target");
+        let e = parse_err("[discovery]\nquery_rate_per_address = 0\n");
+        assert_eq!(
+            e,
+            "s.toml: discovery.query_rate_per_address: must be between 1 and 100, got 0"
+        );
+        let e = parse_err("[discovery]\nquery_rate_global = 10001\n");
+        assert!(e.contains("discovery.query_rate_global:"), "{e}");
         let e = parse_err("[world]\nsnapshot_budget_bytes = 199\n");
         assert_eq!(
             e,

@@ -1,5 +1,5 @@
-//! LAN discovery and the server-query responder: raw UDP outside the game transport, both off
-//! unless the operator enables them. The beacon sends `MsgLanBeacon` every interval to its
+//! LAN discovery and the server-query responder: raw UDP outside the game transport. The
+//! responder is on by default (as the spec says); the beacon is opt-in. The beacon sends `MsgLanBeacon` every interval to its
 //! target (the IPv4 broadcast address by default; tests point it at 127.0.0.1). The responder
 //! answers `MsgServerQuery` with `MsgServerInfo` — never larger than the query (the query is
 //! padded to 208 bytes so a spoofed source gains nothing), rate-limited per source address and
@@ -17,6 +17,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// Accepted replies per source address per second (`[discovery] query_rate_per_address`).
+pub const QUERY_RATE_PER_ADDRESS: RangeInclusive<u32> = 1..=100;
+/// Accepted replies per second overall (`[discovery] query_rate_global`).
+pub const QUERY_RATE_GLOBAL: RangeInclusive<u32> = 1..=10_000;
 
 /// Accepted beacon intervals, ms (`[discovery] beacon_interval_ms`): a shorter interval would
 /// flood the LAN (an interval of 0 was a tight send loop), a longer one drops servers out of
@@ -64,6 +69,10 @@ pub struct DiscoveryConfig {
     pub beacon_interval: Duration,
     pub query_enabled: bool,
     pub query_bind: SocketAddr,
+    /// When `query_bind`'s port is taken, listen on an ephemeral port on the same address
+    /// instead of failing (the automatic `game port + 1`; the beacon advertises the port
+    /// actually bound). An explicitly configured query port fails instead.
+    pub query_fallback: bool,
     /// Replies per source address per second.
     pub per_address_rate: u32,
     /// Replies per second overall.
@@ -79,8 +88,9 @@ impl Default for DiscoveryConfig {
                 fl_protocol::ids::DISCOVERY_PORT,
             )),
             beacon_interval: Duration::from_secs(2),
-            query_enabled: false,
+            query_enabled: true,
             query_bind: SocketAddr::from(([0, 0, 0, 0], fl_protocol::ids::DEFAULT_GAME_PORT + 1)),
+            query_fallback: true,
             per_address_rate: 4,
             global_rate: 256,
         }
@@ -114,7 +124,22 @@ impl Discovery {
         let mut threads = Vec::new();
         let mut query_addr = None;
         if cfg.query_enabled {
-            let socket = UdpSocket::bind(cfg.query_bind)?;
+            let socket = match UdpSocket::bind(cfg.query_bind) {
+                Ok(s) => s,
+                Err(e) if cfg.query_fallback && e.kind() == std::io::ErrorKind::AddrInUse => {
+                    let fallback = SocketAddr::new(cfg.query_bind.ip(), 0);
+                    let s = UdpSocket::bind(fallback)?;
+                    tracing::warn!(
+                        "query port {} is taken ({e}); answering queries on {} instead \
+                         (advertised in the LAN beacon; internet browsers that assume game \
+                         port + 1 will not reach it — set [discovery] query_port)",
+                        cfg.query_bind,
+                        s.local_addr()?
+                    );
+                    s
+                }
+                Err(e) => return Err(e),
+            };
             socket.set_read_timeout(Some(Duration::from_millis(100)))?;
             query_addr = Some(socket.local_addr()?);
             if let Ok(mut f) = facts.lock() {
@@ -383,6 +408,31 @@ mod tests {
     }
 
     #[test]
+    fn an_automatic_query_port_that_is_taken_falls_back_to_an_ephemeral_one() {
+        let taken = UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let cfg = DiscoveryConfig {
+            query_bind: taken.local_addr().expect("addr"),
+            ..DiscoveryConfig::default()
+        };
+        let facts = Arc::new(Mutex::new(facts()));
+        let d = Discovery::start(cfg, facts.clone()).expect("falls back");
+        let bound = d.query_addr().expect("query on by default");
+        assert_ne!(bound, cfg.query_bind);
+        assert_eq!(
+            facts.lock().expect("facts").query_port,
+            bound.port(),
+            "the beacon advertises the port actually bound"
+        );
+        drop(d);
+        let explicit = DiscoveryConfig {
+            query_fallback: false,
+            ..cfg
+        };
+        let err = Discovery::start(explicit, facts).expect_err("an explicit port fails");
+        assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+    }
+
+    #[test]
     fn a_beacon_interval_out_of_range_is_refused_not_looped() {
         for ms in [0, 99, 60_001] {
             let cfg = DiscoveryConfig {
@@ -409,6 +459,7 @@ mod tests {
             beacon_interval: Duration::from_millis(100),
             query_enabled: true,
             query_bind: "127.0.0.1:0".parse().expect("addr"),
+            query_fallback: false,
             per_address_rate: 3,
             global_rate: 256,
         };

@@ -440,8 +440,8 @@ fn run(args: Args) -> Result<()> {
         if e.kind() == std::io::ErrorKind::AddrInUse {
             anyhow::anyhow!(
                 "cannot bind the query responder on UDP {query_bind}: {e} — another program \
-                 (another fl-server?) is using that port; set [discovery] query_port, or \
-                 choose another game port with --port (the query port follows it)"
+                 (another fl-server?) is using that port; set [discovery] query_port to a free \
+                 port, or to 0 (game port + 1, or an ephemeral port when that is taken)"
             )
         } else {
             anyhow::Error::new(e).context("starting LAN discovery / the query responder")

@@ -4,8 +4,8 @@
 use super::*;
 use crate::hud::Units;
 use crate::settings::{
-    AudioBus, Fullscreen, Graphics, HudColour, MAX_RECENT_SERVERS, ModelDetail, Resolution,
-    TerrainDetail, VsyncMode, sanitize_callsign,
+    AudioBus, Fullscreen, Graphics, HudColour, MAX_FAVOURITE_SERVERS, MAX_RECENT_SERVERS,
+    ModelDetail, Resolution, TerrainDetail, VsyncMode, sanitize_callsign,
 };
 use toml::{Table, Value};
 
@@ -512,6 +512,25 @@ fn recent_servers_from_a_file_are_bounded_and_deduplicated() {
     assert_eq!(&r[..3], ["a:1", "b:2", "h0:1"]);
     assert!(l.warning.expect("warning").contains("recent_servers"));
     assert_eq!(l.moved_to, None);
+}
+
+#[test]
+fn favourite_servers_round_trip_bounded_and_deduplicated() {
+    let mut text = String::from("[player]\nfavourite_servers = [\"a:1\", \" a:1 \", \"\"");
+    for i in 0..40 {
+        text.push_str(&format!(", \"h{i}:1\""));
+    }
+    text.push_str("]\n");
+    let (l, _d) = load_text(text.as_bytes());
+    let f = &l.settings.player.favourite_servers;
+    assert_eq!(f.len(), MAX_FAVOURITE_SERVERS);
+    assert_eq!(&f[..2], ["a:1", "h0:1"]);
+    assert!(l.warning.expect("warning").contains("favourite_servers"));
+    let table = l.settings.to_table();
+    let saved = table["player"]["favourite_servers"]
+        .as_array()
+        .expect("written");
+    assert_eq!(saved.len(), MAX_FAVOURITE_SERVERS);
 }
 
 #[test]
