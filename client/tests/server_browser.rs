@@ -32,10 +32,27 @@ fn loopback_any() -> SocketAddr {
     "127.0.0.1:0".parse().expect("addr")
 }
 
-/// The `fl-server` binary of this build. `cargo test --workspace` builds it beside the tests;
-/// only when it is missing (this crate's tests run alone) is it built here — a nested build of
-/// one package could resolve features differently and rebuild dependencies, so it is never run
-/// when the binary is there.
+/// The newest modification time of the `.rs` files under `dir`.
+fn newest_source(dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    let mut newest = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let t = if path.is_dir() {
+            newest_source(&path)
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            entry.metadata().and_then(|m| m.modified()).ok()
+        } else {
+            None
+        };
+        newest = newest.max(t);
+    }
+    newest
+}
+
+/// The `fl-server` binary of this build. `cargo test --workspace` builds it beside the tests,
+/// and it is used as it is; only when it is missing or older than the engine's sources (this
+/// crate's tests run alone after a change) is it built here — a nested build of one package
+/// may resolve features differently and rebuild dependencies, so it never runs needlessly.
 fn fl_server_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test exe");
     // <target>/<profile>/deps/<test> → <target>/<profile>
@@ -45,7 +62,9 @@ fn fl_server_binary() -> PathBuf {
         .expect("profile dir")
         .to_path_buf();
     let bin = profile_dir.join(format!("fl-server{}", std::env::consts::EXE_SUFFIX));
-    if bin.exists() {
+    let built = std::fs::metadata(&bin).and_then(|m| m.modified()).ok();
+    let engine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine");
+    if built.is_some() && built >= newest_source(&engine) {
         return bin;
     }
     let target_dir = profile_dir.parent().expect("target dir").to_path_buf();

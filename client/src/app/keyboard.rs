@@ -495,7 +495,7 @@ mod tests {
             }
         }
         h.key(&Key::Named(NamedKey::Control), true, false, true);
-        h.key(&Key::Named(NamedKey::Enter), true, false, true);
+        h.key(&ch("l"), true, false, true);
         h.key(&Key::Named(NamedKey::Backspace), true, false, true);
         let i = h.pilot(&mut s).command(&view(None));
         assert!(i.hook_down && i.canopy_open && i.ecm && i.chaff_flare);

@@ -426,7 +426,8 @@ thread_local! {
 }
 
 /// The default keys: (action, primary, alternate). Names as in `bindings.toml`; "" is none.
-/// The flight keys are the ones the game had before bindings existed.
+/// The flight keys are the ones the game had before bindings existed, except that Tab (now the
+/// scoreboard) and Enter (now chat, with T) went to the afterburner's Shift and the store's L.
 pub const DEFAULT_KEYS: &[(Action, &str, &str)] = &[
     (Action::PitchDown, "W", "ArrowUp"),
     (Action::PitchUp, "S", "ArrowDown"),
@@ -436,7 +437,7 @@ pub const DEFAULT_KEYS: &[(Action, &str, &str)] = &[
     (Action::YawRight, "E", ""),
     (Action::ThrottleUp, "+", "PageUp"),
     (Action::ThrottleDown, "-", "PageDown"),
-    (Action::Afterburner, "Tab", ""),
+    (Action::Afterburner, "Shift", ""),
     (Action::Gear, "G", ""),
     (Action::Flaps, "F", ""),
     (Action::SpeedBrake, "B", ""),
@@ -446,7 +447,7 @@ pub const DEFAULT_KEYS: &[(Action, &str, &str)] = &[
     (Action::Eject, "End", ""),
     (Action::Respawn, "Backspace", ""),
     (Action::Gun, "Control", "MouseLeft"),
-    (Action::FireStore, "Enter", "MouseRight"),
+    (Action::FireStore, "L", "MouseRight"),
     (Action::StationNext, "X", ""),
     (Action::StationPrev, "Z", ""),
     (Action::RadarMode, "R", ""),
@@ -459,7 +460,7 @@ pub const DEFAULT_KEYS: &[(Action, &str, &str)] = &[
     (Action::Pause, "P", ""),
     (Action::Screenshot, "F12", ""),
     (Action::NetGraph, "F3", ""),
-    (Action::Chat, "T", ""),
+    (Action::Chat, "T", "Enter"),
 ];
 
 /// The default gamepad map (primary bindings of [`Source::Gamepad`]).

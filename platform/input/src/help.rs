@@ -178,6 +178,8 @@ mod tests {
         .expect("valid");
         b.set(&Source::Keyboard, Action::Chat, Slot::Primary, None)
             .expect("valid");
+        b.set(&Source::Keyboard, Action::Chat, Slot::Alternate, None)
+            .expect("valid");
         let rows = help_rows(&b);
         assert!(
             rows.iter()

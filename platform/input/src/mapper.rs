@@ -817,7 +817,7 @@ mod tests {
         for k in ["H", "O", "J"] {
             press(&mut p, k);
         }
-        press(&mut p, "Enter");
+        press(&mut p, "L");
         press(&mut p, "V");
         press(&mut p, "Backspace");
         press(&mut p, "X");
@@ -1109,8 +1109,8 @@ mod tests {
         let c = m.tick();
         assert_eq!(c.throttle, 1.0);
         assert!(c.afterburner);
-        // The Tab key still toggles it off while the lever rests past the detent.
-        press(&mut m, "Tab");
+        // The afterburner key still toggles it off while the lever rests past the detent.
+        press(&mut m, "Shift");
         assert!(!m.tick().afterburner);
         // Keys take the throttle back…
         press(&mut m, "-");
@@ -1153,7 +1153,7 @@ mod tests {
         let mut p = defaults();
         p.event(&pad(), true);
         press(&mut p, "G");
-        press(&mut p, "Tab");
+        press(&mut p, "Shift");
         press(&mut p, "S");
         for _ in 0..10 {
             p.tick();
