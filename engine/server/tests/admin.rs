@@ -5,6 +5,7 @@
 //! wait is bounded.
 
 mod common;
+mod process;
 
 use common::{Harness, TestClient};
 use fl_net::Channel;
@@ -505,9 +506,9 @@ fn shutdown_notices_follow_the_spec_cadence() {
 
 #[test]
 fn the_binary_reads_commands_from_stdin_and_survives_its_end() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     let dir = std::env::temp_dir().join(format!("fl-admin-bin-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -528,13 +529,7 @@ fn the_binary_reads_commands_from_stdin_and_survives_its_end() {
         .stderr(Stdio::null())
         .spawn()
         .expect("fl-server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let rx = process::stdout_lines(&mut child);
     let next = |what: &str| {
         rx.recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|_| panic!("no {what} line within a minute"))
@@ -566,29 +561,14 @@ fn the_binary_reads_commands_from_stdin_and_survives_its_end() {
         child.try_wait().expect("wait").is_none(),
         "fl-server exited when stdin closed"
     );
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let exit = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "fl-server did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let exit = process::terminate(&mut child, Duration::from_secs(15));
     assert!(exit.success(), "{exit:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_binary_stops_itself_after_a_shutdown_from_stdin() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
@@ -616,13 +596,7 @@ fn the_binary_stops_itself_after_a_shutdown_from_stdin() {
         .stderr(Stdio::null())
         .spawn()
         .expect("fl-server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let rx = process::stdout_lines(&mut child);
     let next = |what: &str| {
         rx.recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|_| panic!("no {what} line within a minute"))

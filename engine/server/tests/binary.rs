@@ -1,8 +1,9 @@
 //! The `fl-server` binary: writes its default configuration, prints `listening on …` only when
 //! ready, writes metrics JSON, and exits cleanly on SIGTERM. Loopback only.
 
+mod process;
+
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -36,13 +37,7 @@ fn starts_listens_reports_and_stops_on_sigterm() {
         .stderr(Stdio::null())
         .spawn()
         .expect("fl-server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let rx = process::stdout_lines(&mut child);
     let line = rx
         .recv_timeout(Duration::from_secs(60))
         .expect("a listening line within a minute");
@@ -64,22 +59,7 @@ fn starts_listens_reports_and_stops_on_sigterm() {
         std::thread::sleep(Duration::from_millis(100));
     }
     check_metrics(&json);
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let exit = loop {
-        if let Some(s) = child.try_wait().expect("wait") {
-            break s;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "fl-server did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let exit = process::terminate(&mut child, Duration::from_secs(15));
     assert!(exit.success(), "{exit:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

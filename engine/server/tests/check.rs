@@ -4,7 +4,8 @@
 //! ids that exist; a running server logs each finding once, lists its types and the pack assets
 //! it does not use yet, as plain text when its log is a file.
 
-use std::io::{BufRead, BufReader};
+mod process;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -163,13 +164,7 @@ fn a_running_server_logs_each_finding_once_in_plain_text() {
         .stderr(std::fs::File::create(&log_path).expect("log"))
         .spawn()
         .expect("starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let rx = process::stdout_lines(&mut child);
     let line = rx.recv_timeout(Duration::from_secs(60));
     let _ = child.kill();
     let _ = child.wait();

@@ -2,7 +2,8 @@
 //! one; a refused mission stops the start-up naming it; a good one runs before the server
 //! listens (the log says so). Loopback only; the server process is ended by its own handle.
 
-use std::io::{BufRead, BufReader};
+mod process;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -69,13 +70,7 @@ fn a_good_mission_runs_before_the_server_listens() {
         .stderr(std::fs::File::create(&log).expect("log file"))
         .spawn()
         .expect("fl-server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
+    let rx = process::stdout_lines(&mut child);
     let line = rx.recv_timeout(Duration::from_secs(60));
     let _ = child.kill();
     let _ = child.wait();
