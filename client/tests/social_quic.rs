@@ -193,78 +193,87 @@ fn two_players_see_each_other_talk_keep_score_and_rejoin_their_team() {
         "the wrong token's `status` was answered: {console:?}"
     );
 
-    // A third player: with even teams the first is taken, Viper's. Iceman asks to
-    // switch to Goose's team, which the balance allows (2 against 1).
+    // Which of the two joined first is a race; the teams are by faction index: a tie goes to
+    // the lower one.
+    let (low, high) = (a_team.min(b_team), a_team.max(b_team));
+    let (mut stay, mut away, away_name, away_identity, away_id) = if a_team == high {
+        (b, a, "Viper", "id-viper", a_id)
+    } else {
+        (a, b, "Goose", "id-goose", b_id)
+    };
+
+    // A third player: with even teams the lower is taken. Iceman asks to switch to the other
+    // team, which the balance allows (2 against 1).
     let mut c = join(&info, "Iceman", "id-iceman");
     assert!(drive(
-        &mut [&mut a, &mut b, &mut c],
+        &mut [&mut stay, &mut away, &mut c],
         started,
         Duration::from_secs(20),
         |s| s[2].state() == SessionState::InWorld && s[2].social().own_faction().is_some()
     ));
-    assert_eq!(c.social().own_faction(), Some(a_team));
-    c.send_team_request(b_team).expect("sent");
+    assert_eq!(c.social().own_faction(), Some(low));
+    c.send_team_request(high).expect("sent");
     assert!(
         drive(
-            &mut [&mut a, &mut b, &mut c],
+            &mut [&mut stay, &mut away, &mut c],
             started,
             Duration::from_secs(10),
             |s| {
-                s[2].social().own_faction() == Some(b_team)
+                s[2].social().own_faction() == Some(high)
                     && s[0]
                         .social()
                         .roster()
                         .values()
-                        .any(|p| p.callsign == "Iceman" && p.faction_index == b_team)
+                        .any(|p| p.callsign == "Iceman" && p.faction_index == high)
             }
         ),
         "the team switch reached the roster"
     );
 
-    // Goose's connection drops: the teams are even again (Viper against Iceman), so a fresh
-    // join would take the first team, Viper's; rejoining with the same identity within the
-    // grace gives Goose their own team back.
-    b.disconnect("network went away");
-    drop(b);
+    // The player on the higher team drops: the teams are even again, so a fresh join would
+    // take the lower team; rejoining with the same identity within the grace gives the
+    // player their own team back.
+    away.disconnect("network went away");
+    drop(away);
     assert!(drive(
-        &mut [&mut a, &mut c],
+        &mut [&mut stay, &mut c],
         started,
         Duration::from_secs(10),
-        |s| !s[0].social().roster().contains_key(&b_id)
+        |s| !s[0].social().roster().contains_key(&away_id)
     ));
-    let mut b2 = join(&info, "Goose", "id-goose");
+    let mut back = join(&info, away_name, away_identity);
     assert!(
         drive(
-            &mut [&mut a, &mut c, &mut b2],
+            &mut [&mut stay, &mut c, &mut back],
             started,
             Duration::from_secs(20),
-            |s| { s[2].state() == SessionState::InWorld && s[2].social().own_faction().is_some() }
+            |s| s[2].state() == SessionState::InWorld && s[2].social().own_faction().is_some()
         ),
         "rejoined"
     );
     assert_eq!(
-        b2.social().own_faction(),
-        Some(b_team),
+        back.social().own_faction(),
+        Some(high),
         "the grace record gave the team back"
     );
     assert!(drive(
-        &mut [&mut a, &mut c, &mut b2],
+        &mut [&mut stay, &mut c, &mut back],
         started,
         Duration::from_secs(10),
         |s| s[0]
             .social()
             .roster()
             .values()
-            .any(|p| p.callsign == "Goose" && p.faction_index == b_team)
+            .any(|p| p.callsign == away_name && p.faction_index == high)
     ));
 
-    // A stranger (no identity match) joining now is balanced onto Viper's team.
+    // A stranger (no identity to match) joining now is balanced onto the lower team.
     let mut d = join(&info, "Jester", "id-jester");
     assert!(drive(
-        &mut [&mut a, &mut c, &mut b2, &mut d],
+        &mut [&mut stay, &mut c, &mut back, &mut d],
         started,
         Duration::from_secs(20),
         |s| s[3].state() == SessionState::InWorld && s[3].social().own_faction().is_some()
     ));
-    assert_eq!(d.social().own_faction(), Some(a_team));
+    assert_eq!(d.social().own_faction(), Some(low));
 }

@@ -34,15 +34,27 @@ fn a_server_timeline_shift_is_no_visible_pop() {
 
 /// The same at 48 frames/s (a slow renderer, or every frame a stall on a busy machine): the
 /// catch-up is spread over frames, never lumped into a long one (6.2 cm a frame, 53 frames
-/// above 5 cm, if it were). (At 30 and 40 frames/s this seed's server does not shift.)
+/// above 5 cm, if it were).
 #[test]
 fn a_server_timeline_shift_is_no_visible_pop_in_long_frames() {
     shift_without_pop(48);
 }
 
+/// Whether a server timeline shift happens after the link slows depends on the link's random
+/// draws (every message draws jitter, so any new message type moves them): seeds are tried in
+/// turn until one shifts; each seed that shifts must keep the drawn aircraft from popping.
 fn shift_without_pop(fps: u64) {
+    let shifted = (1..=12).any(|seed| run_seed(fps, seed));
+    assert!(
+        shifted,
+        "the slower link moved the server's input timeline for none of the seeds"
+    );
+}
+
+/// Runs one seed; whether the server shifted its timeline (the pop is checked when it did).
+fn run_seed(fps: u64, seed: u64) -> bool {
     let cfg = SimConfig {
-        seed: 5,
+        seed,
         link: LinkConfig::symmetric(direction(50)),
         frame_interval: Duration::from_nanos(1_000_000_000 / fps),
         ..SimConfig::default()
@@ -64,7 +76,7 @@ fn shift_without_pop(fps: u64) {
     let m = &sim.client().metrics;
     let pop = m.own_pop_m.summary().max;
     println!(
-        "{fps} frames/s: timeline shifts {} -> {} ({} ticks in all); own pop max {:.4} m before, {:.4} m in all \
+        "seed {seed}, {fps} frames/s: timeline shifts {} -> {} ({} ticks in all); own pop max {:.4} m before, {:.4} m in all \
          ({} frames above 5 cm); worst {:?}",
         shifts_before,
         stats.timeline_shifts,
@@ -74,12 +86,12 @@ fn shift_without_pop(fps: u64) {
         m.visual_pops,
         m.worst_pops.first(),
     );
-    assert!(
-        stats.timeline_shifts > shifts_before,
-        "the slower link moved the server's input timeline"
-    );
+    if stats.timeline_shifts == shifts_before {
+        return false;
+    }
     assert!(
         pop <= 0.05,
-        "own pop {pop:.3} m over 5 cm: the timeline shift slid the drawn aircraft"
+        "seed {seed}: own pop {pop:.3} m over 5 cm: the timeline shift slid the drawn aircraft"
     );
+    true
 }
