@@ -513,22 +513,24 @@ fn the_binary_reads_commands_from_stdin_and_survives_its_end() {
     let dir = std::env::temp_dir().join(format!("fl-admin-bin-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fl-server"))
-        .args([
-            "--config",
-            "server.toml",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-        ])
-        .args(["--data-dir", "data", "--workers", "1"])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fl-server starts");
+    let mut child = process::Owned::new(
+        Command::new(env!("CARGO_BIN_EXE_fl-server"))
+            .args([
+                "--config",
+                "server.toml",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ])
+            .args(["--data-dir", "data", "--workers", "1"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("fl-server starts"),
+    );
     let rx = process::stdout_lines(&mut child);
     let next = |what: &str| {
         rx.recv_timeout(Duration::from_secs(60))
@@ -580,22 +582,24 @@ fn the_binary_stops_itself_after_a_shutdown_from_stdin() {
         "[admission]\nban_file = \"state/bans.txt\"\n",
     )
     .expect("config");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fl-server"))
-        .args([
-            "--config",
-            "server.toml",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-        ])
-        .args(["--data-dir", "data", "--workers", "1"])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fl-server starts");
+    let mut child = process::Owned::new(
+        Command::new(env!("CARGO_BIN_EXE_fl-server"))
+            .args([
+                "--config",
+                "server.toml",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ])
+            .args(["--data-dir", "data", "--workers", "1"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("fl-server starts"),
+    );
     let rx = process::stdout_lines(&mut child);
     let next = |what: &str| {
         rx.recv_timeout(Duration::from_secs(60))
@@ -629,22 +633,24 @@ fn the_binary_stops_itself_after_a_shutdown_from_stdin() {
 
     // A damaged ban file stops the next start, naming the line, and is left alone.
     std::fs::write(dir.join("state/bans.txt"), "10.9.8.7 - spam\n???\n").expect("write");
-    let mut bad = Command::new(env!("CARGO_BIN_EXE_fl-server"))
-        .args([
-            "--config",
-            "server.toml",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-        ])
-        .args(["--data-dir", "data", "--workers", "1"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
+    let mut bad = process::Owned::new(
+        Command::new(env!("CARGO_BIN_EXE_fl-server"))
+            .args([
+                "--config",
+                "server.toml",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ])
+            .args(["--data-dir", "data", "--workers", "1"])
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs"),
+    );
     let deadline = Instant::now() + Duration::from_secs(60);
     let status = loop {
         if let Some(s) = bad.try_wait().expect("wait") {

@@ -13,30 +13,32 @@ fn starts_listens_reports_and_stops_on_sigterm() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     let metrics = dir.join("metrics.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fl-server"))
-        .args([
-            "--config",
-            "server.toml",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-        ])
-        .args([
-            "--data-dir",
-            "data",
-            "--ai",
-            "4",
-            "--workers",
-            "1",
-            "--metrics-json",
-        ])
-        .arg(&metrics)
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fl-server starts");
+    let mut child = process::Owned::new(
+        Command::new(env!("CARGO_BIN_EXE_fl-server"))
+            .args([
+                "--config",
+                "server.toml",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ])
+            .args([
+                "--data-dir",
+                "data",
+                "--ai",
+                "4",
+                "--workers",
+                "1",
+                "--metrics-json",
+            ])
+            .arg(&metrics)
+            .current_dir(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("fl-server starts"),
+    );
     let rx = process::stdout_lines(&mut child);
     let line = rx
         .recv_timeout(Duration::from_secs(60))

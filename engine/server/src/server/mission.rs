@@ -170,6 +170,19 @@ pub(super) struct SlotSpawn {
     pub at: SpawnPoint,
 }
 
+impl MissionRun {
+    /// What a pilot taking player slot `slot` (`s`) flies, for which faction, from where.
+    fn slot_spawn(&self, slot: usize, s: &Slot) -> SlotSpawn {
+        let o = &self.mission.objects[s.object];
+        SlotSpawn {
+            slot,
+            type_index: s.type_index,
+            faction: self.factions.get(&o.side).copied().unwrap_or(0),
+            at: spawn_point(&self.mission, o, start_speed(o)),
+        }
+    }
+}
+
 /// The spawn point of `object`: its placement as [`SpawnPoint`] offsets (x east, z south) from
 /// the mission anchor, or from its own latitude/longitude.
 fn spawn_point(mission: &Mission, object: &MissionObject, speed_mps: f64) -> SpawnPoint {
@@ -687,13 +700,7 @@ impl Server {
             .iter()
             .enumerate()
             .find(|(i, s)| s.peer.is_none() && !self.social.grace_holds_slot(*i))?;
-        let o = &m.mission.objects[s.object];
-        Some(SlotSpawn {
-            slot,
-            type_index: s.type_index,
-            faction: m.factions.get(&o.side).copied().unwrap_or(0),
-            at: spawn_point(&m.mission, o, start_speed(o)),
-        })
+        Some(m.slot_spawn(slot, s))
     }
 
     /// Player slot `slot` with its spawn, if a mission runs and nobody holds it (a reconnecting
@@ -704,13 +711,7 @@ impl Server {
             return None;
         }
         let s = m.slots.get(slot).filter(|s| s.peer.is_none())?;
-        let o = &m.mission.objects[s.object];
-        Some(SlotSpawn {
-            slot,
-            type_index: s.type_index,
-            faction: m.factions.get(&o.side).copied().unwrap_or(0),
-            at: spawn_point(&m.mission, o, start_speed(o)),
-        })
+        Some(m.slot_spawn(slot, s))
     }
 
     /// The mission object id `entity` was spawned as, if any (a bot's roster name).
